@@ -954,6 +954,18 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
 
 export type DeskClaimRow = NonNullable<Awaited<ReturnType<typeof findClaimForDesk>>>;
 
+/** The claim's own account as sealed (IBAN, or US account number), for the desk to mask it in a reason; none without bank details. */
+export async function findClaimSealedAccount(
+  db: Executor,
+  claimId: string,
+): Promise<{ iban_enc: string | null; us_account_enc: string | null } | undefined> {
+  return db
+    .selectFrom('claim_bank_details')
+    .select(['iban_enc', 'us_account_enc'])
+    .where('claim_id', '=', claimId)
+    .executeTakeFirst();
+}
+
 /**
  * Records a desk action by its one-time token: `recorded`, or — the token used already (a double
  * submit) — what it was used for, on which claim.

@@ -1,9 +1,10 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
-import { decrypt, encrypt } from '../platform/crypto.ts';
+import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
-import { maskPersonalDataIn, maskUsAccountsIn } from '../platform/personal-text.ts';
+import { largestTransfer } from '../platform/money.ts';
+import { maskClaimReasonIn } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -36,46 +37,93 @@ export const REASON_MAX = 500;
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /**
- * The reason and the token, checked before anything is read. The reason is kept (on the claim, in
- * the audit trail) with the IBANs, US account numbers (next to a routing number or after a word naming
- * an account: `maskUsAccountsIn`), email addresses and phone numbers it quotes masked: an operator
- * writing "customer called from +33 6…, new account FR76…" keeps none of it in clear.
+ * The reason and the token, checked before anything is read: the reason's length as it will be kept,
+ * masked (`maskDeskReason`: a masked email or account can be longer than what it replaces). Answers
+ * the action with its reason as typed (spaces collapsed): `beginDeskAction` masks it, with the claim's
+ * own account first.
  */
 export function checkDeskAction(action: DeskAction): DeskAction {
   const errors: FieldError[] = [];
-  const reason = maskPersonalDataIn(maskUsAccountsIn(action.reason.trim().replace(/\s+/g, ' ')));
-  if (reason.length < REASON_MIN)
-    errors.push({ field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` });
-  else if (reason.length > REASON_MAX)
-    errors.push({ field: '/reason', code: 'too_long', message: `must be at most ${REASON_MAX} characters` });
+  const reason = action.reason.trim().replace(/\s+/g, ' ');
+  const reasonError = checkReason(maskDeskReason(reason, {}));
+  if (reasonError) errors.push(reasonError);
   if (!TOKEN.test(action.actionToken))
     errors.push({ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' });
   if (errors.length) throw new DomainError('validation_failed', 'The action is not valid.', { errors });
   return { ...action, reason, claimNumber: action.claimNumber.trim().toUpperCase() };
 }
 
+/** The length of a reason as kept (masked): 3 to 500 characters. */
+function checkReason(masked: string): FieldError | undefined {
+  if (masked.length < REASON_MIN)
+    return { field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` };
+  if (masked.length > REASON_MAX)
+    return {
+      field: '/reason',
+      code: 'too_long',
+      message: `must be at most ${REASON_MAX} characters (account numbers, emails and phones masked)`,
+    };
+  return undefined;
+}
+
+/**
+ * A reason as kept (on the claim, in the audit trail): the claim's own account masked first, wherever
+ * and however the operator typed it — its IBAN whole, spaced, dotted, with a wrong check digit or as its
+ * bare national number (`maskKnownIbanIn`), its US account number bare (`maskAccountNumberIn`) — then
+ * the IBANs, US account numbers (next to a routing number or after a word naming an account:
+ * `maskUsAccountsIn`), email addresses and phone numbers it quotes: an operator writing "customer
+ * called from +33 6…, new account FR76…" keeps none of it in clear.
+ */
+export function maskDeskReason(
+  reason: string,
+  own: { iban?: string | undefined; usAccount?: string | undefined },
+): string {
+  return maskClaimReasonIn(reason, own);
+}
+
 /**
  * Opens a desk action in the caller's transaction: the claim locked (the lock every writer of a
  * claim takes first), then the action's token recorded. `replayed` when the token was used already.
+ * Answers the action to carry on with: its reason masked (`maskDeskReason`) with the claim's own
+ * account — its IBAN or US account number, unsealed here — and checked again at that length (422
+ * `validation_failed` on `/reason` when the masks make it longer than 500 characters).
  */
 export async function beginDeskAction(
   trx: Executor,
-  action: DeskAction,
+  keys: Pick<Keyring, 'encryption'>,
+  checked: DeskAction,
   name: string,
-): Promise<{ claim: repo.DeskClaimRow; replayed: boolean }> {
-  const claim = await repo.findClaimForDesk(trx, action.claimNumber, true);
-  if (!claim) throw new DomainError('claim_not_found', `No claim ${action.claimNumber}.`);
+): Promise<{ claim: repo.DeskClaimRow; replayed: boolean; action: DeskAction }> {
+  const claim = await repo.findClaimForDesk(trx, checked.claimNumber, true);
+  if (!claim) throw new DomainError('claim_not_found', `No claim ${checked.claimNumber}.`);
+  const reason = maskDeskReason(checked.reason, await claimOwnAccount(trx, keys, claim.id));
+  const reasonError = checkReason(reason);
+  if (reasonError) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [reasonError] });
   const recorded = await repo.recordDeskAction(trx, {
-    actionToken: action.actionToken,
+    actionToken: checked.actionToken,
     claimId: claim.id,
     action: name,
-    actor: action.actor,
+    actor: checked.actor,
   });
-  if (recorded === 'recorded') return { claim, replayed: false };
+  const action = { ...checked, reason };
+  if (recorded === 'recorded') return { claim, replayed: false, action };
   // the page's token spent on another action (or claim): a stale page, not a double submit
   if (recorded.claimId !== claim.id || recorded.action !== name)
     throw refuseDeskAction('desk_form_used', 'This form was used for another action already: open the page again.');
-  return { claim, replayed: true };
+  return { claim, replayed: true, action };
+}
+
+/** The claim's own account (IBAN, US account number), unsealed; none without bank details. */
+export async function claimOwnAccount(
+  db: Executor,
+  keys: Pick<Keyring, 'encryption'>,
+  claimId: string,
+): Promise<{ iban?: string; usAccount?: string }> {
+  const sealed = await repo.findClaimSealedAccount(db, claimId);
+  return {
+    ...(sealed?.iban_enc ? { iban: decrypt(keys.encryption, sealed.iban_enc) } : {}),
+    ...(sealed?.us_account_enc ? { usAccount: decrypt(keys.encryption, sealed.us_account_enc) } : {}),
+  };
 }
 
 /**
@@ -176,9 +224,9 @@ export const refuseDeskAction = (code: DeskRefusal, detail: string) => new Domai
  * contract's current phone, in this transaction — one SMS per action.
  */
 export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Promise<DeskOutcome> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'resend_link');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'resend_link');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
       throw refuseDeskAction(
@@ -212,7 +260,7 @@ export async function correctClaimPhone(
   deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   const written = input.phone.trim().replace(/[\s.()-]/g, '');
   const phone = parsePhoneNumberFromString(written);
   if (!phone || !phone.isValid() || phone.number !== written)
@@ -226,7 +274,7 @@ export async function correctClaimPhone(
       ],
     });
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'correct_phone');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_phone');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (isSettledClaim(claim.status) || claim.contract_status === 'cancelled')
       throw refuseDeskAction(
@@ -252,12 +300,15 @@ export async function correctClaimPhone(
 }
 
 /**
- * The most a claim of this contract's leg can pay under its terms: the highest of the cancellation
- * amount and the top delay tier, per passenger, times the passengers.
+ * The most a claim of this contract's leg can pay: what its terms pay (the highest of the cancellation
+ * amount and the top delay tier, per passenger, times the passengers), and at most what one transfer
+ * carries in its currency (`largestTransfer`: terms agreed before the agreement's bounds were capped
+ * may allow more, a payout no file would take). The desk's hint and its check of a correction both.
  */
-export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'passengers'>): number {
+export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'passengers' | 'currency'>): number {
   const tiers = claim.coverage.delayTiers.map((t) => t.amount);
-  return Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
+  const terms = Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
+  return Math.min(terms, largestTransfer(claim.currency).amount);
 }
 
 /** Sets the claim's compensation at `at` (payouts/correct-compensation.ts decides when). */

@@ -1,3 +1,4 @@
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import * as repo from './claims-repo.ts';
 import {
@@ -37,13 +38,13 @@ import { checkVoidCause } from './model.ts';
  * nothing on it: record the event again after the correction.
  */
 export async function correctVoidCause(
-  deps: { db: Db; now: () => Date },
+  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
   const cause = checkVoidCause(input.cause);
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'void_cause');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'void_cause');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status !== 'voided')
       throw refuseDeskAction(

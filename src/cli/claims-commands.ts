@@ -351,7 +351,7 @@ export function claimsCommands(kit: CommandKit): void {
     'review <claimNumber>',
     'Mark a claim for manual review: it is not paid automatically (even a payout already queued) until approved',
     'parasol claims review CLM-00000042 --reason "suspicious booking"',
-    (input) => reviewClaim({ db, now: () => new Date() }, input),
+    (input) => reviewClaim({ db, keys: services().keys, now: () => new Date() }, input),
     (n) => `${n} is under manual review: it is not paid until approved (parasol claims approve).`,
   );
 
@@ -360,7 +360,10 @@ export function claimsCommands(kit: CommandKit): void {
     "Correct a claim's compensation (under manual review, before payment; at most what the contract's terms pay for the leg)",
     'parasol claims correct-amount CLM-00000042 --amount 100.00 --reason "delay was 190 min, not 170 (airline record)"',
     (input, options) =>
-      correctClaimCompensation({ db, now: () => new Date() }, { ...input, amount: options.amount ?? '' }),
+      correctClaimCompensation(
+        { db, keys: services().keys, now: () => new Date() },
+        { ...input, amount: options.amount ?? '' },
+      ),
     (n) => `${n}: the compensation is corrected; approve the claim to pay it (parasol claims approve).`,
   ).requiredOption('--amount <decimal>', "the new compensation in the claim's currency, e.g. 100.00");
 
@@ -368,7 +371,7 @@ export function claimsCommands(kit: CommandKit): void {
     'approve <claimNumber>',
     'End the manual review of a claim: with bank details, paid through the normal path; without, the due date moves by the review',
     'parasol claims approve CLM-00000042 --reason "booking checked with the partner"',
-    (input) => approveManualPayout({ db, jobs: services().jobs, now: () => new Date() }, input),
+    (input) => approveManualPayout({ db, jobs: services().jobs, keys: services().keys, now: () => new Date() }, input),
     (n) => `${n}: the review is over; the payout is released (or paid once the customer gives bank details).`,
   );
 
@@ -377,7 +380,10 @@ export function claimsCommands(kit: CommandKit): void {
     'Void a claim before any money left (opened, waiting for bank details, failed, or its payout still pending): never paid, its pending payout cancelled, its link closed, the customer texted, partners told (claim.voided). Final',
     'parasol claims void CLM-00000042 --cause flight_data --reason "opened on wrong flight data: the flight landed on time (airline record)"',
     (input, options) =>
-      voidClaim({ db, jobs: services().jobs, now: () => new Date() }, { ...input, cause: options.cause }),
+      voidClaim(
+        { db, jobs: services().jobs, keys: services().keys, now: () => new Date() },
+        { ...input, cause: options.cause },
+      ),
     (n) => `${n} is voided: it will not be paid.`,
   ).option(
     '--cause <cause>',
@@ -388,7 +394,8 @@ export function claimsCommands(kit: CommandKit): void {
     'void-cause <claimNumber>',
     "Correct a voided claim's cause: flight_data (an operator's flight event, parasol flights event, may open the leg a new claim) or other (never replaced). Refused once a new claim replaced it (claim_replaced)",
     'parasol claims void-cause CLM-00000042 --cause flight_data --reason "voided as other by mistake: the airline record shows the flight landed on time"',
-    (input, options) => correctVoidCause({ db, now: () => new Date() }, { ...input, cause: options.cause }),
+    (input, options) =>
+      correctVoidCause({ db, keys: services().keys, now: () => new Date() }, { ...input, cause: options.cause }),
     (n) => `${n}: the void's cause is corrected.`,
   ).requiredOption('--cause <cause>', 'the right cause: flight_data or other');
 }

@@ -15,7 +15,13 @@
  * per-passenger amounts by the number of passengers and sums the legs, in integers.
  */
 import { Decimal } from 'decimal.js';
-import { coversCancellation, coversDelay, type Coverage, type DelayTier } from '../partners/index.ts';
+import {
+  coversCancellation,
+  coversDelay,
+  MAX_POLICY_PASSENGERS,
+  type Coverage,
+  type DelayTier,
+} from '../partners/index.ts';
 import type { LegProbabilities } from './risk-model.ts';
 
 export interface PricingTerms {
@@ -55,7 +61,7 @@ export const PRICING = Object.freeze({
   /** Highest commission rate a partner may have: above it the premium would mostly be commission. */
   maxCommissionRate: new Decimal('0.9'),
   /** Passengers per policy, 1..maxPassengers (one booking). */
-  maxPassengers: 9,
+  maxPassengers: MAX_POLICY_PASSENGERS,
   /** The one rounding rule for money, to integer minor units. */
   rounding: Decimal.ROUND_HALF_UP,
 });

@@ -355,7 +355,7 @@ export const en = {
     correctAmount: 'Correct the compensation',
     newAmount: (currency) => `New compensation (${currency})`,
     correctAmountHint: (max) =>
-      `When the flight data the claim was opened on proves wrong. Under manual review only, before payment; at most ${max} (the contract's terms for this leg). Then approve.`,
+      `When the flight data the claim was opened on proves wrong. Under manual review only, before payment; at most ${max} (the contract's terms for this leg, and what one bank transfer carries). Then approve.`,
     voidClaim: 'Void the claim',
     voidHint:
       'Withdraws the claim before any money left (wrong flight data, a fraud or sanctions finding): it is never paid, a pending payout is cancelled, the link stops working, the customer is texted that the claim is withdrawn (not the reason), partners get claim.voided. Final.',
@@ -595,6 +595,7 @@ export const en = {
     not_increasing: 'must increase from one item to the next',
     not_allowed: 'is not allowed',
   },
+  fieldErrorAtMost: (amount, currency) => `is out of range: at most ${amount} ${currency}`,
   /** English pages show the domain's own detail; other languages show these, by error code. */
   problems: {},
 } satisfies Words;

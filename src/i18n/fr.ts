@@ -366,7 +366,7 @@ export const fr = {
     correctAmount: 'Corriger l’indemnité',
     newAmount: (currency) => `Nouvelle indemnité (${currency})`,
     correctAmountHint: (max) =>
-      `Quand les données de vol sur lesquelles le sinistre a été ouvert se révèlent fausses. En revue manuelle seulement, avant paiement\u202f; au plus ${max} (les garanties du contrat pour ce vol). Puis approuver.`,
+      `Quand les données de vol sur lesquelles le sinistre a été ouvert se révèlent fausses. En revue manuelle seulement, avant paiement\u202f; au plus ${max} (les garanties du contrat pour ce vol, et ce qu’un virement transporte). Puis approuver.`,
     voidClaim: 'Annuler le sinistre',
     voidHint:
       'Retire le sinistre avant que l’argent parte (données de vol fausses, fraude ou sanctions)\u202f: il n’est jamais payé, un paiement en attente est annulé, le lien ne fonctionne plus, le client est prévenu par SMS du retrait (sans le motif), les partenaires reçoivent claim.voided. Définitif.',
@@ -614,6 +614,7 @@ export const fr = {
     not_increasing: 'doit croître d’un élément au suivant',
     not_allowed: 'n’est pas permis',
   },
+  fieldErrorAtMost: (amount, currency) => `est hors des limites permises\u202f: au plus ${amount}\u00a0${currency}`,
   /** Complete: a French page never shows a domain's English detail. */
   problems: {
     malformed_request: 'La requête est mal formée.',

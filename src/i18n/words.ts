@@ -578,6 +578,8 @@ export interface Words {
   };
   /** A field error of a domain rule, by its code (platform/errors.ts), for pages in this language. */
   fieldErrors: Record<FieldErrorCode, string>;
+  /** An `out_of_range` amount whose rule names its ceiling (`atMostIn`, web-kit.ts): the ceiling, its currency. */
+  fieldErrorAtMost: (amount: string, currency: string) => string;
   /**
    * English pages show the domain's own detail; other languages show these, by error code, and give
    * every code (`satisfies Record<ErrorCode, string>` in their file).

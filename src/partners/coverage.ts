@@ -2,6 +2,9 @@
  * The coverage a partner sells: which events pay, and how much, per passenger and per leg.
  * Amounts are integer minor units of the agreement's currency (1250 EUR = €12.50).
  */
+/** Passengers one policy covers at most (one booking): a claim pays the per-passenger amount times its passengers. */
+export const MAX_POLICY_PASSENGERS = 9;
+
 export const FORMULAS = ['delay', 'cancellation', 'delay_and_cancellation'] as const;
 export type Formula = (typeof FORMULAS)[number];
 

@@ -20,6 +20,7 @@ export {
 } from './configuration.ts';
 export {
   FORMULAS,
+  MAX_POLICY_PASSENGERS,
   coverageFor,
   coversCancellation,
   coversDelay,

@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { FORMULAS, type Formula } from './coverage.ts';
+import { FORMULAS, MAX_POLICY_PASSENGERS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
+import {
+  amountOrError,
+  isIsoCurrency,
+  largestTransfer,
+  toDecimalString,
+  untransferableCurrency,
+} from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -185,6 +191,17 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
       message: 'must be at least compensationMin',
     });
   }
+  // a claim pays up to this amount for each of its passengers in one transfer: above what one transfer
+  // carries (a NACHA entry for USD, the SEPA rulebook for EUR, a safe integer of minor units for the
+  // others) its payout would be left out of every file
+  const largest = largestTransfer(input.currency);
+  const perPassenger = Math.floor(largest.amount / MAX_POLICY_PASSENGERS);
+  if (Number.isInteger(input.compensationMax) && input.compensationMax > perPassenger)
+    errors.push({
+      field: '/compensationMax',
+      code: 'out_of_range',
+      message: `must be at most ${toDecimalString(perPassenger, input.currency)} ${input.currency}: a claim pays it for each of up to ${MAX_POLICY_PASSENGERS} passengers in one transfer, and ${largest.rule}`,
+    });
   return errors;
 }
 
@@ -224,6 +241,8 @@ export async function setAgreement(
  * Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement).
  * With `expectedRevision` (the operator's page: the draft it showed), a draft another save changed since
  * is not signed (`agreement_changed`): the operator signs the terms read, never others.
+ * The draft is checked again as `setAgreement` checks it (`validation_failed`): one saved before a
+ * rule existed is not signed as it is.
  */
 export async function signAgreement(
   db: Db,
@@ -243,6 +262,13 @@ export async function signAgreement(
     }
     if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
       throw agreementChanged(expectedRevision, current);
+    // checked again: a draft saved before a check existed (e.g. the cap on compensationMax) is not
+    // signed as it is — the operator saves it again within the rules first
+    const errors = checkAgreement(current);
+    if (errors.length)
+      throw new DomainError('validation_failed', 'The draft agreement is not valid: save it again within the rules.', {
+        errors,
+      });
     const signed = await repo.markAgreementSigned(trx, partnerId, actor);
     // the signed original is version 1 of the agreement, in force from its signature (agreements.ts)
     const agreement = await repo.insertAgreementVersion(trx, {

@@ -9,9 +9,10 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, toDecimalString } from '../platform/money.ts';
+import { amountOrError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { findClaimPayout, setPayoutAmountBeforeInstruction } from './payouts-repo.ts';
 import { bankFileOf } from './model.ts';
 
@@ -27,18 +28,19 @@ export interface CompensationCorrection extends DeskAction {
  * claim under manual review (nothing is paid meanwhile), corrects the amount with the reason, then
  * approves. Only under review, before payment: refused once the claim is settled or its payout is in
  * a transfer file sent to the bank (pain.001 or NACHA). The amount is at most what the contract's terms pay for the leg (the
- * highest of its cancellation amount and top delay tier, times the passengers). The payout, if the
+ * highest of its cancellation amount and top delay tier, times the passengers), and at most what one
+ * transfer carries (`largestTransfer`: a NACHA entry for USD, the SEPA rulebook for EUR). The payout, if the
  * customer gave bank details already and it is pending, takes the new amount (a failed or returned
  * one keeps the amount it failed with; the next attempt, on new details, takes the claim's); the
  * customer's receipt states what is paid. Audited `compensation_corrected` with both amounts.
  */
 export async function correctClaimCompensation(
-  deps: { db: Db; now: () => Date },
+  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: CompensationCorrection,
 ): Promise<DeskOutcome & { compensation?: { amount: number; currency: string } }> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'correct_compensation');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_compensation');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (isSettledClaim(claim.status))
       throw refuseDeskAction('claim_settled', `Claim ${claim.claim_number} is ${claim.status}: its amount stands.`);
@@ -85,11 +87,16 @@ function checkAmount(text: string, currency: string, current: number, max: numbe
   const amount = amountOrError(text, currency, '/amount', errors);
   if (errors.length > 0) throw new DomainError('validation_failed', 'The correction is not valid.', { errors });
   if (amount < 1) throw refuse('out_of_range', 'must be more than zero');
-  if (amount > max)
+  if (amount > max) {
+    // the lower of the terms and what one transfer carries (`maxCompensation`): the rule that holds it
+    const largest = largestTransfer(currency);
     throw refuse(
       'out_of_range',
-      `at most ${toDecimalString(max, currency)} ${currency}: what the contract's terms pay for this leg`,
+      `at most ${toDecimalString(max, currency)} ${currency}: ${
+        max === largest.amount ? largest.rule : "what the contract's terms pay for this leg"
+      }`,
     );
+  }
   if (amount === current) throw refuse('not_allowed', 'is the claim’s compensation already');
   return amount;
 }

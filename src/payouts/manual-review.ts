@@ -9,6 +9,7 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { findClaimPayout } from './payouts-repo.ts';
@@ -28,10 +29,13 @@ import { bankFileOf } from './model.ts';
  * file sent to the bank: too late to hold it here). While under review the claim does not expire:
  * the customer does not lose it because the insurer takes its time.
  */
-export async function reviewClaim(deps: { db: Db; now: () => Date }, input: DeskAction): Promise<DeskOutcome> {
-  const action = checkDeskAction(input);
+export async function reviewClaim(
+  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
+  input: DeskAction,
+): Promise<DeskOutcome> {
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'review');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'review');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     // settled first: a claim voided while under review is over, not "under review" (docs/OPERATOR.md)
     if (isSettledClaim(claim.status))
@@ -69,12 +73,12 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
  * during the review, moved later by the time the review took (claims' `releaseClaimReview`).
  */
 export async function approveManualPayout(
-  deps: { db: Db; jobs: JobQueue; now: () => Date },
+  deps: { db: Db; jobs: JobQueue; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: DeskAction,
 ): Promise<DeskOutcome & { endToEndId?: string; bankDetailsDueAt?: string }> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'approve');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'approve');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     // settled first: a voided claim (under review or not) is over, whatever its review says
     if (isSettledClaim(claim.status))

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { DomainError, type FieldError, type FieldErrorCode } from '../platform/errors.ts';
 import { transliterateLatin } from '../platform/latin-text.ts';
-import { toDecimalString } from '../platform/money.ts';
+import { largestTransfer, toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { isFedBusinessDay } from './fed-calendar.ts';
 import { MAX_REASON, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
@@ -101,8 +101,8 @@ export interface NachaFile {
 
 export const NACHA_RECORD_LENGTH = 94;
 const BLOCKING_FACTOR = 10;
-/** An entry's amount field: 10 digits of cents ($99,999,999.99). */
-export const MAX_NACHA_ENTRY_AMOUNT = 9_999_999_999;
+/** An entry's amount field: 10 digits of cents ($99,999,999.99): `largestTransfer('USD')`, which the amounts that make payouts are held to. */
+export const MAX_NACHA_ENTRY_AMOUNT = largestTransfer('USD').amount;
 /** The batch and file controls' Total Credit field: 12 digits of cents ($9,999,999,999.99). */
 export const MAX_NACHA_FILE_TOTAL = 999_999_999_999n;
 /** Entries in a file: the batch control's 6-digit count and the 7-digit trace sequence, with room. */

@@ -6,7 +6,8 @@ import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { listPayouts, type PayoutListRow, type UnreportedDue } from './payouts-repo.ts';
 
 /**
- * One page of every partner's payouts for operators (`parasol payouts list`), and the cursor of the
+ * One page of every partner's payouts for operators (`parasol payouts list`, the console's
+ * `/admin/payouts`), and the cursor of the
  * next (null: none). Keyset on (created_at, id), newest first — with `leftOut`, on (left_out_at, id),
  * longest left out first — never an offset: payouts created while an operator pages do not shift the
  * pages. A cursor is tied to the listing that printed it: it carries a short hash of the order

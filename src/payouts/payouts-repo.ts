@@ -418,7 +418,6 @@ export async function listPayouts(
      */
     after?: Keyset | undefined;
     limit: number;
-    offset?: number | undefined;
   },
 ): Promise<PayoutListRow[]> {
   let query = db
@@ -474,10 +473,7 @@ export async function listPayouts(
   query = q.leftOut
     ? query.orderBy(leftOutKey).orderBy('p.id')
     : query.orderBy(createdKey, 'desc').orderBy('p.id', 'desc');
-  return query
-    .offset(q.offset ?? 0)
-    .limit(q.limit)
-    .execute();
+  return query.limit(q.limit).execute();
 }
 
 /** The claim being settled, row-locked: the claim row is the lock every writer of a claim takes first. */

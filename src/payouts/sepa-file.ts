@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Document } from 'sepa';
 import { DomainError, type FieldError, type FieldErrorCode } from '../platform/errors.ts';
-import { isIsoCurrency, toDecimalString, untransferableCurrency } from '../platform/money.ts';
+import { isIsoCurrency, largestTransfer, toDecimalString, untransferableCurrency } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount } from './bank-account.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
@@ -88,7 +88,8 @@ export interface SepaCreditTransferFile {
 }
 
 const PAIN_FORMAT = 'pain.001.001.09';
-const MAX_AMOUNT_MINOR = 99_999_999_999; // 999 999 999.99
+/** The SEPA rulebook's 999 999 999.99 EUR (`largestTransfer`, the ceiling the amounts that make payouts are held to). */
+const MAX_AMOUNT_MINOR = largestTransfer('EUR').amount;
 const MAX_NAME = 70;
 const MAX_REMITTANCE = 140;
 
@@ -143,7 +144,10 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
       fail(at('currency'), `must be ${currency}, the file's currency (one file per currency)`, 'not_allowed');
     if (sepa && (!Number.isSafeInteger(payout.amount) || payout.amount < 1 || payout.amount > MAX_AMOUNT_MINOR)) {
       fail(at('amount'), 'must be a whole number of cents from 1 to 99999999999', 'out_of_range');
-    } else if (!sepa && (!Number.isSafeInteger(payout.amount) || payout.amount < 1)) {
+    } else if (
+      !sepa &&
+      (!Number.isSafeInteger(payout.amount) || payout.amount < 1 || payout.amount > largestTransfer(currency).amount)
+    ) {
       fail(at('amount'), `must be a positive whole number of ${currency} minor units`, 'out_of_range');
     }
     const creditorName = toSepaText(payout.creditorName).slice(0, MAX_NAME).trim();

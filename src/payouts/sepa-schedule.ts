@@ -66,7 +66,15 @@ export function payoutReportDueBefore(now: Date): Date {
   return targetBusinessDaysBefore(now, PAYOUT_REPORT_BUSINESS_DAYS);
 }
 
-export type ScheduledBatchOutcome = 'created' | 'nothing_pending' | 'no_debtor';
+/**
+ * What a run did: `created` at least one file; `no_debtor` none, the insurer account not configured
+ * (its payouts wait, said in the run's `warn`; before any other reason); `refused` none, though payouts
+ * wait that no file could take for a fault an operator must fix (a currency refused — untransferable,
+ * invalid — or each payout left out of its file: logged at `error`); `waiting` none, the only payouts
+ * pending being USD ones the day's NACHA files are full for (`ach_day_full`, logged at `warn`: the next
+ * day's first file takes them, nothing to do); `nothing_pending`.
+ */
+export type ScheduledBatchOutcome = 'created' | 'refused' | 'waiting' | 'nothing_pending' | 'no_debtor';
 
 export interface ScheduledBatchReport {
   outcome: ScheduledBatchOutcome;
@@ -99,15 +107,19 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
   });
   // without the insurer's account (an ACH file made all the same): its payouts wait, as above
   const waiting = refused.filter((r) => r.reason === 'no_debtor').reduce((n, r) => n + r.payouts, 0);
-  return {
-    outcome: batches.length > 0 ? 'created' : deps.debtor ? 'nothing_pending' : 'no_debtor',
-    batches,
-    recorded,
-    unwritten,
-    waiting,
-    refused: refused.filter((r) => r.reason !== 'no_debtor'),
-    skipped,
-  };
+  const unfiled = refused.filter((r) => r.reason !== 'no_debtor');
+  const faults = unfiled.filter((r) => r.reason !== 'ach_day_full');
+  const outcome: ScheduledBatchOutcome =
+    batches.length > 0
+      ? 'created'
+      : !deps.debtor
+        ? 'no_debtor'
+        : faults.length > 0 || skipped.length > 0
+          ? 'refused'
+          : unfiled.length > 0
+            ? 'waiting'
+            : 'nothing_pending';
+  return { outcome, batches, recorded, unwritten, waiting, refused: unfiled, skipped };
 }
 
 /**

@@ -53,11 +53,11 @@ export async function setPayoutBic(
     stillLeftOut?: string;
   }
 > {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   const bic = input.bic.replace(/\s+/g, '').toUpperCase();
   if (bic === '') throw invalidBic([{ field: 'bic', code: 'bic_invalid', message: 'is required' }], 'required');
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'set_bic');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'set_bic');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (isSettledClaim(claim.status))
       throw refuseDeskAction('claim_settled', `Claim ${claim.claim_number} is ${claim.status}: its payout is over.`);

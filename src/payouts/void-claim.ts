@@ -9,6 +9,7 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
@@ -36,13 +37,13 @@ import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
  * else: the leg never gets another claim. Anything else: 422 `validation_failed` (`/cause`).
  */
 export async function voidClaim(
-  deps: { db: Db; jobs: JobQueue; now: () => Date },
+  deps: { db: Db; jobs: JobQueue; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
   const cause = checkVoidCause(input.cause, 'other');
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'void');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'void');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status === 'voided') {
       // voided already (another form, another token): the same cause is done already; another cause

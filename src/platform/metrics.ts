@@ -66,7 +66,7 @@ export const payoutsTotal = new client.Counter({
 
 export const sepaBatchRunsTotal = new client.Counter({
   name: 'parasol_sepa_batch_runs_total',
-  help: 'Runs of the scheduled SEPA batch job in this process, by outcome (created: at least one file; nothing_pending; no_debtor: PARASOL_SEPA_DEBTOR_* not set, nothing batched; error).',
+  help: "Runs of the scheduled SEPA batch job in this process, by outcome (created: at least one file; refused: no file, pending payouts no file can take until an operator acts — alert on it; waiting: no file, only USD payouts the day's 36 NACHA files are full for, the next day takes them; nothing_pending; no_debtor: PARASOL_SEPA_DEBTOR_* not set, no file; error).",
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

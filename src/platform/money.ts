@@ -39,6 +39,29 @@ export function untransferableCurrency(code: string): string | undefined {
 }
 
 /**
+ * The most one bank transfer in this currency carries, in minor units, and the rule that says so: USD
+ * 9 999 999 999 (a NACHA entry's 10-digit amount field, $99,999,999.99: a USD claim may be paid by ACH),
+ * EUR 99 999 999 999 (the EPC SEPA rulebook's 999 999 999.99 for a pain.001 InstdAmt), any other
+ * currency Number.MAX_SAFE_INTEGER (what a cross-border pain.001 takes: a safe integer of minor units).
+ * The file builders (nacha-file.ts, sepa-file.ts) refuse a payout above it; the amounts that make
+ * payouts (agreement bounds, the desk's correction) are refused above it first, so no payout is left
+ * out of every file.
+ */
+export function largestTransfer(currency: string): { amount: number; rule: string } {
+  return (
+    LARGEST_TRANSFERS[currency] ?? {
+      amount: Number.MAX_SAFE_INTEGER,
+      rule: `a cross-border transfer carries at most ${Number.MAX_SAFE_INTEGER} ${currency} minor units`,
+    }
+  );
+}
+
+const LARGEST_TRANSFERS: Readonly<Record<string, { amount: number; rule: string }>> = {
+  USD: { amount: 9_999_999_999, rule: 'an ACH entry (NACHA) carries at most 99999999.99 USD' },
+  EUR: { amount: 99_999_999_999, rule: 'a SEPA transfer carries at most 999999999.99 EUR' },
+};
+
+/**
  * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
  * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.
  */

@@ -129,7 +129,8 @@ const NEXT_TO = /^[^\d\n]{0,30}$/;
  * an account ("account", "acct", "compte", "cuenta", "Konto", "conto", "conta"…, within 30 characters).
  */
 export function maskUsAccountsIn(text: string): string {
-  const runs = [...text.matchAll(/(?<!\d)\d{4,17}(?!\d)/g)].map((m) => ({ at: m.index, digits: m[0] }));
+  // not the last four of an account masked already ("•••• 6789"): masking again changes nothing
+  const runs = [...text.matchAll(/(?<!\d|•••• )\d{4,17}(?!\d)/g)].map((m) => ({ at: m.index, digits: m[0] }));
   const masked = new Set<number>();
   runs.forEach((run, i) => {
     const before = text.slice(i > 0 ? runs[i - 1]!.at + runs[i - 1]!.digits.length : 0, run.at);
@@ -153,17 +154,68 @@ export function maskUsAccountsIn(text: string): string {
 }
 
 /**
+ * The shortest known account number masked wherever a text quotes it: one of 4 characters or fewer
+ * would mask years ("2026"), flight numbers, amounts and parts of claim numbers, so such an account is
+ * left to the patterns that find it by its place (`maskUsAccountsIn`: next to a routing number or after
+ * a word naming an account).
+ */
+export const KNOWN_ACCOUNT_MIN = 5;
+
+/** What may stand between two characters of an account number as a person writes it. */
+const ACCOUNT_SEPARATOR = '[ .-]?';
+
+/**
+ * The pattern of a known account, matched only as a whole word: not inside a longer run of letters
+ * and digits, nor joined to one by a hyphen ("CLM-00012345" does not quote the account 00012345).
+ */
+function knownAccountPattern(body: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9]-?)${body}(?!-?[A-Za-z0-9])`, 'gi');
+}
+
+/**
  * The text with a known US account number masked to its last four (`•••• 6789`), written whole or
- * with spaces or hyphens between its characters, any case, not inside a longer run of letters and
- * digits. A bare account number cannot be told from other numbers by its form (it has no check
- * digits), so only the one known — the claim's own account — is masked; one shorter than 4 characters
- * is left (it would mask ordinary numbers).
+ * with spaces, dots or hyphens between its characters, any case, as a whole word (not inside a longer
+ * run of letters and digits). A bare account number cannot be told from other numbers by its form (it
+ * has no check digits), so only the one known — the claim's own account — is masked; one shorter than
+ * `KNOWN_ACCOUNT_MIN` (5) characters is left (it would mask ordinary numbers).
  */
 export function maskAccountNumberIn(text: string, accountNumber: string): string {
-  const account = accountNumber.replace(/[\s-]+/g, '').toUpperCase();
-  if (!/^[0-9A-Z]{4,17}$/.test(account)) return text;
-  const pattern = new RegExp(`(?<![A-Za-z0-9])${[...account].join('[ -]?')}(?![A-Za-z0-9])`, 'gi');
-  return text.replace(pattern, `•••• ${account.slice(-4)}`);
+  const account = accountNumber.replace(/[\s.-]+/g, '').toUpperCase();
+  if (!/^[0-9A-Z]+$/.test(account) || account.length < KNOWN_ACCOUNT_MIN || account.length > 17) return text;
+  return text.replace(knownAccountPattern([...account].join(ACCOUNT_SEPARATOR)), `•••• ${account.slice(-4)}`);
+}
+
+/**
+ * The text with a known IBAN masked to its last four (`•••• 0189`) wherever it is quoted: whole (any
+ * length up to an IBAN's 34 characters), with its country and any two check digits (a typo in them
+ * still quotes the account), or as its bare national account number (the BBAN: the IBAN without its
+ * first 4 characters); spaces, dots or hyphens between characters, any case, as a whole word. What
+ * `maskIbansIn` cannot see: "FR 76 3000 …", "FR76.3000.…", the BBAN alone, a wrong check digit.
+ */
+export function maskKnownIbanIn(text: string, iban: string): string {
+  const electronic = iban.replace(/[\s.-]+/g, '').toUpperCase();
+  if (!/^[A-Z]{2}\d{2}[0-9A-Z]+$/.test(electronic) || electronic.length - 4 < KNOWN_ACCOUNT_MIN) return text;
+  const country = `${electronic[0]}${ACCOUNT_SEPARATOR}${electronic[1]}`;
+  const bban = [...electronic.slice(4)].join(ACCOUNT_SEPARATOR);
+  const body = `(?:${country}${ACCOUNT_SEPARATOR}\\d${ACCOUNT_SEPARATOR}\\d${ACCOUNT_SEPARATOR})?${bban}`;
+  return text.replace(knownAccountPattern(body), `•••• ${electronic.slice(-4)}`);
+}
+
+/**
+ * A free-text reason about one claim as kept (the claim desk's, on the claim and in its audit trail):
+ * the claim's own account masked first, wherever and however typed — its IBAN (`maskKnownIbanIn`), its
+ * US account number (`maskAccountNumberIn`) — then the US account numbers found by their place
+ * (`maskUsAccountsIn`), IBANs, email addresses and phone numbers (`maskPersonalDataIn`). Masking a
+ * reason masked already changes nothing.
+ */
+export function maskClaimReasonIn(
+  text: string,
+  own: { iban?: string | undefined; usAccount?: string | undefined },
+): string {
+  let masked = text;
+  if (own.iban) masked = maskKnownIbanIn(masked, own.iban);
+  if (own.usAccount) masked = maskAccountNumberIn(masked, own.usAccount);
+  return maskPersonalDataIn(maskUsAccountsIn(masked));
 }
 
 export const MASKED_NAME = '[name]';

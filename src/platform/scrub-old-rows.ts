@@ -3,7 +3,7 @@ import { audit } from './audit.ts';
 import { tagClientAddress } from './client-address.ts';
 import { openField, type Keyring } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
-import { maskPersonalDataIn } from './personal-text.ts';
+import { maskClaimReasonIn, maskPersonalDataIn } from './personal-text.ts';
 import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './throttle-keys.ts';
 
 /**
@@ -21,6 +21,9 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  * - the bank's refusal reasons on `payouts` and `claims` and in the `webhook_events` kept for
  *   redelivery, the claims' manual-review reasons and the stop-sales' reasons are masked; so are API
  *   key labels and webhook endpoint descriptions (free text masked when written since 0054's release);
+ * - the claim desk's reasons (the claims' `manual_review_reason`, the claims' other audit rows with a
+ *   reason) are masked as the desk masks them now (`maskClaimReasonIn`): the claim's own IBAN and US
+ *   account number, opened with the keyring, wherever quoted, and US account numbers by their place;
  * - the bank's reasons (payouts' and claims' `failure_reason`, the claims' `payment_failed` and
  *   `payment_returned` audit rows, `claim.failed` webhook events) are masked of the account holder's
  *   name too, as settlePayout masks a reason it stores now: the claim's sealed holder is opened with
@@ -143,6 +146,31 @@ export async function scrubOldRows(
       return undefined;
     }
   };
+  /**
+   * The claim's own account (IBAN, US account number), opened, for a desk reason about it: masked
+   * wherever the reason quotes it, as the desk does now (`maskClaimReasonIn`); none it cannot open.
+   */
+  const ownAccountOf = async (
+    trx: Executor,
+    claim: { id: string } | { number: string },
+  ): Promise<{ iban?: string; usAccount?: string }> => {
+    const row = await trx
+      .selectFrom('claim_bank_details as d')
+      .innerJoin('claims as c', 'c.id', 'd.claim_id')
+      .select(['d.iban_enc', 'd.us_account_enc'])
+      .$if('id' in claim, (q) => q.where('c.id', '=', (claim as { id: string }).id))
+      .$if('number' in claim, (q) => q.where('c.claim_number', '=', (claim as { number: string }).number))
+      .executeTakeFirst();
+    const open = (sealed: string | null | undefined) => {
+      if (!sealed) return undefined;
+      try {
+        return openField(keys.encryption, sealed, null);
+      } catch {
+        return undefined; // masked without it: its other masks hold
+      }
+    };
+    return { iban: open(row?.iban_enc), usAccount: open(row?.us_account_enc) };
+  };
 
   /** Walks a table in key order, a batch per transaction; `step` answers the batch's last key and the rows rewritten. */
   const walk = async <K>(
@@ -230,7 +258,11 @@ export async function scrubOldRows(
           // the bank's reason a claim's payment failed or was returned with: its holder's name too
           const bank = field === 'reason' && row.entity === 'claim' && BANK_REASON_ACTIONS.includes(row.action);
           const known = bank ? await holderOf(trx, { number: row.entity_id }, held) : undefined;
-          const masked = maskPersonalDataIn(held, known?.name, known?.accountNumber);
+          // a desk action's reason: the claim's own account, and US accounts by their place, as the desk masks now
+          const desk = field === 'reason' && row.entity === 'claim' && !bank;
+          const masked = desk
+            ? maskClaimReasonIn(held, await ownAccountOf(trx, { number: row.entity_id }))
+            : maskPersonalDataIn(held, known?.name, known?.accountNumber);
           if (masked === held) continue;
           const done = await trx
             .updateTable('audit_log')
@@ -253,6 +285,8 @@ export async function scrubOldRows(
     column: 'failure_reason' | 'manual_review_reason' | 'reason' | 'label' | 'description',
     /** The bank's reason: the column naming the claim whose account holder is masked too. */
     claimColumn?: 'claim_id' | 'id',
+    /** A desk reason on the claim row: masked as the desk masks now, its own account included. */
+    deskReason = false,
   ): Promise<number> =>
     walk('', async (trx, after) => {
       const rows = (
@@ -266,7 +300,9 @@ export async function scrubOldRows(
       let rewritten = 0;
       for (const row of rows) {
         const known = row.claim_id === null ? undefined : await holderOf(trx, { id: row.claim_id }, row.held);
-        const masked = maskPersonalDataIn(row.held, known?.name, known?.accountNumber);
+        const masked = deskReason
+          ? maskClaimReasonIn(row.held, await ownAccountOf(trx, { id: row.id }))
+          : maskPersonalDataIn(row.held, known?.name, known?.accountNumber);
         if (masked === row.held) continue;
         const done = await sql`
           UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${masked}
@@ -277,7 +313,8 @@ export async function scrubOldRows(
     });
   report.payoutReasons = await columnWalk('payouts', 'failure_reason', 'claim_id');
   report.claimReasons =
-    (await columnWalk('claims', 'failure_reason', 'id')) + (await columnWalk('claims', 'manual_review_reason'));
+    (await columnWalk('claims', 'failure_reason', 'id')) +
+    (await columnWalk('claims', 'manual_review_reason', undefined, true));
   report.stopSaleReasons = await columnWalk('stop_sales', 'reason');
   report.apiKeyLabels = await columnWalk('api_keys', 'label');
   report.webhookDescriptions = await columnWalk('webhook_endpoints', 'description');

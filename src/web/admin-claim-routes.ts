@@ -95,13 +95,15 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
       correctClaimPhone(notifyDeps(), { ...input, phone: field(request.body, 'phone', 40) }),
     );
     action('review', (input) => reviewClaim(deps, input));
-    action('approve', (input) => approveManualPayout({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
+    action('approve', (input) =>
+      approveManualPayout({ db: deps.db, jobs: deps.flight.jobs, keys: deps.keys, now: deps.now }, input),
+    );
     action('amount', (input, request) =>
       correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', 30) }),
     );
     action('void', (input, request) =>
       voidClaim(
-        { db: deps.db, jobs: deps.flight.jobs, now: deps.now },
+        { db: deps.db, jobs: deps.flight.jobs, keys: deps.keys, now: deps.now },
         { ...input, cause: field(request.body, 'cause', 20) },
       ),
     );

@@ -10,7 +10,7 @@ import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, operatorClaimsPage } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
 import { readEmails } from '../notify/index.ts';
-import { leftOutBicFault, listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
+import { leftOutBicFault, operatorPayoutsPage, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
 import {
   claimsByStatus,
@@ -37,7 +37,10 @@ const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
 /** The payouts page's filter: a status, or the pending payouts a batch left out of its file. */
 const LEFT_OUT = 'left_out';
 const PAYOUT_FILTERS = [...PAYOUT_STATUSES, LEFT_OUT] as const;
-const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_FILTERS)), offset: Type.Optional(Offset) });
+const PayoutsQuery = Type.Object({
+  status: Type.Optional(oneOf(PAYOUT_FILTERS)),
+  cursor: Type.Optional(Type.String({ maxLength: 500 })),
+});
 
 /** A cell that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
 const nowrap = (text: string) => html`<span class="nowrap">${text}</span>`;
@@ -216,13 +219,25 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
         const filter = request.query.status;
         const leftOut = filter === LEFT_OUT;
         const status = leftOut ? undefined : (filter as PayoutStatus | undefined);
-        const [counts, leftOutCounts, rows] = await Promise.all([
+        const cursor = request.query.cursor || undefined;
+        // by a cursor, as `parasol payouts list --cursor`, not an offset: payouts written while an
+        // operator pages (a claim's bank details, a batch leaving one out) do not shift the pages
+        const [counts, leftOutCounts, found] = await Promise.all([
           payoutsByStatus(deps.db),
           leftOutPayoutsByCurrency(deps.db),
-          pagedFrom(request.query.offset, (offset) =>
-            listPayouts(deps.db, { status, leftOut, offset, limit: VIEW_PAGE + 1 }),
-          ),
+          operatorPayoutsPage(deps.db, {
+            status,
+            leftOut,
+            cursor,
+            cursorField: 'querystring:/cursor',
+            limit: VIEW_PAGE,
+          }),
         ]);
+        const rows = {
+          rows: found.rows,
+          next: null,
+          keyset: { nextCursor: found.nextCursor, paged: cursor !== undefined },
+        };
         const cards: [string, string][] = [
           ...counts.map((c): [string, string] => [
             `${c.status} (${c.currency})`,

@@ -8,7 +8,7 @@ import {
 import type { DomainError, FieldError } from '../platform/errors.ts';
 import { currencyExponent, toDecimalString } from '../platform/money.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
-import { field, fieldList, problemLines, type FormBody } from './web-kit.ts';
+import { field, fieldErrorText, fieldList, problemLines, type FormBody } from './web-kit.ts';
 
 /**
  * The operator console's agreement forms (the draft's terms, an amendment): the compensation bounds in
@@ -131,6 +131,6 @@ export function agreementProblemLines(error: DomainError, values: AgreementFormV
     }
     if (bound && e.code === 'invalid' && values.boundsCurrency)
       return `${field} ${w.boundsCurrencyChanged(values.boundsCurrency, values.currency)}`;
-    return `${field} ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`;
+    return `${field} ${fieldErrorText(e, lang)}`;
   });
 }

@@ -11,7 +11,7 @@ import type { FlightDeps } from '../flight/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
 import { redactUrl } from '../platform/logging.ts';
 import { label, languageOf, t, type Lang } from '../i18n/index.ts';
 import { messagePage, type Area, type PageContext } from './layout.ts';
@@ -168,13 +168,33 @@ export function localPath(next: unknown, fallback: string): string {
  * its code (i18n `problems`, complete for every language but English, so no English detail leaks).
  */
 export function problemLines(error: DomainError, lang: Lang): string[] {
-  const w = t(lang);
   const fields = error.extra.errors ?? [];
-  if (fields.length)
-    return fields.map(
-      (e) => `${label(lang, e.field.replace(/^\//, ''))} ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`,
-    );
+  if (fields.length) return fields.map((e) => `${label(lang, e.field.replace(/^\//, ''))} ${fieldErrorText(e, lang)}`);
+  const w = t(lang);
   return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
+}
+
+/**
+ * A field error's text in the page's language: English, the domain's own message; another language,
+ * its code's words — with the ceiling an `out_of_range` amount names (`atMostIn`), so a French
+ * operator is told the cap too ("au plus 11111111,11 USD").
+ */
+export function fieldErrorText(e: FieldError, lang: Lang): string {
+  if (lang === 'en') return e.message;
+  const w = t(lang);
+  const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
+  return most
+    ? w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency)
+    : w.fieldErrors[e.code];
+}
+
+/**
+ * The ceiling an amount's `out_of_range` message names, as the domain writes it: "at most <decimal>
+ * <currency>" (partners.ts `checkAgreement`, payouts' `correctClaimCompensation`).
+ */
+export function atMostIn(message: string): { amount: string; currency: string } | undefined {
+  const found = /\bat most (\d+(?:\.\d+)?) ([A-Z]{3})\b/.exec(message);
+  return found ? { amount: found[1]!, currency: found[2]! } : undefined;
 }
 
 /** HTML error pages for a scope: domain errors with their status, anything else 500 (logged). */

@@ -10,6 +10,7 @@ import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
 import { MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
+import { formatMoney } from '../../src/platform/money.ts';
 import { createUser } from '../../src/partners/users.ts';
 import {
   buildTestApp,
@@ -124,12 +125,12 @@ describe('the claim desk', () => {
       .execute();
   }
 
-  async function sendBankDetails(link: string) {
+  async function sendBankDetails(link: string, iban = IBAN) {
     const res = await t.app.inject({
       method: 'POST',
       url: linkPath(link),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban, bic: '' }).toString(),
     });
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
   }
@@ -436,6 +437,33 @@ describe('the claim desk', () => {
     assert.equal((JSON.parse(late.err) as { error: { code: string } }).error.code, 'claim_settled');
   });
 
+  it('correct the compensation: never above what one transfer carries, whatever terms agreed before that cap allow', async () => {
+    const { claimNumber, claim } = await openClaim();
+    await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'Delay data checked' });
+    // terms of a contract sold before the agreement's bounds were capped (partners.ts, checkAgreement)
+    await sql`UPDATE contracts SET coverage = jsonb_set(coverage::jsonb, '{cancellationAmount}', '200000000000')
+              WHERE id = ${claim.contract_id}`.execute(t.db);
+    // the desk's hint says the lower of the terms and what one transfer carries, as the check does
+    assert.ok(
+      (await desk(claimNumber)).body.includes(`at most ${formatMoney(99_999_999_999, 'EUR', 'en')} (`),
+      'the hint names the SEPA ceiling',
+    );
+    // 1,000,000,000.00 EUR: within those terms, above SEPA's 999,999,999.99 — a payout no file would ever take
+    const res = await act(claimNumber, 'amount', {
+      ...(await desk(claimNumber)).form,
+      amount: '1000000000.00',
+      reason: 'wrong data',
+    });
+    assert.equal(res.statusCode, 422, res.body.slice(0, 300));
+    assert.match(res.body, /at most 999999999\.99 EUR: a SEPA transfer carries at most/);
+    const stored = await t.db
+      .selectFrom('claims')
+      .select('compensation_amount')
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.notEqual(Number(stored.compensation_amount), 100_000_000_000, 'the amount is not set');
+  });
+
   it("a reason quoting the customer's IBAN, email or phone is kept masked, on the claim and in its audit trail", async () => {
     const { claimNumber } = await openClaim();
     const said = `Customer camille.martin@example.com called from +33 6 12 34 56 78: new account ${IBAN}`;
@@ -461,6 +489,24 @@ describe('the claim desk', () => {
     assert.equal(approved.code, 0, approved.err);
     const [released] = await auditOf(claimNumber, 'manual_review_released');
     assert.equal((released!.data as { reason: string }).reason, 'checked, paid to •••• 3000');
+  });
+
+  it("a reason quoting the claim's own IBAN spaced, dotted, mistyped or as its bare national number keeps none of it in clear", async () => {
+    const { claimNumber, link } = await openClaim();
+    // under review first: the payout waits for the approval below, whose reason quotes the account
+    const reviewed = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'check it' });
+    assert.equal(reviewed.statusCode, 303, reviewed.body.slice(0, 300));
+    await sendBankDetails(link, 'FR76 3000 6000 0112 3456 7890 189');
+    const said =
+      'new details FR 76 3000 6000 0112 3456 7890 189, or FR76.3000.6000.0112.3456.7890.189, ' +
+      'bank wrote 30006000011234567890189 and fr77-3000-6000-0112-3456-7890-189';
+    const approved = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: said });
+    assert.equal(approved.statusCode, 303, approved.body.slice(0, 300));
+    const [audited] = await auditOf(claimNumber, 'manual_payout_approved');
+    assert.equal(
+      (audited!.data as { reason: string }).reason,
+      'new details •••• 0189, or •••• 0189, bank wrote •••• 0189 and •••• 0189',
+    );
   });
 
   it("a reason quoting a customer's US account number is kept masked, in every language's words", async () => {
@@ -846,7 +892,7 @@ describe('the claim desk', () => {
       });
       await markPayoutsInstructed(trx, [ours.id], batch.id, new Date());
       review = reviewClaim(
-        { db: t.db, now: () => new Date() },
+        { db: t.db, keys: t.app.parasol.keys, now: () => new Date() },
         { claimNumber, actor: ACTOR, reason: 'hold the transfer', actionToken: `race-review-${process.pid}-x` },
       ).finally(() => (settled = true));
       review.catch(() => {}); // awaited below, once the batch commits

@@ -294,7 +294,7 @@ describe(
     after(() => t.close());
 
     it('never a replacement standing on a leg marked other: either the event replaced the claim and the correction is refused, or the correction won and the event opened nothing (8 rounds)', async () => {
-      const deps = { db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() };
+      const deps = { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: () => new Date() };
       for (let round = 0; round < 8; round += 1) {
         const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
         const reported = await post(

@@ -174,7 +174,7 @@ describe('claim reminders and receipts, each sent once', () => {
   it("a claim under the desk's manual review is not reminded; once approved, of its moved due date", async () => {
     const { c, claim, dueAt } = await openClaim();
     const reviewStarted = new Date(dueAt.getTime() - 10 * 86_400_000);
-    const desk = (now: Date) => ({ db: t.db, jobs: t.app.parasol.jobs, now: () => now });
+    const desk = (now: Date) => ({ db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: () => now });
     const { claim_number: claimNumber } = await t.db
       .selectFrom('claims')
       .select('claim_number')

@@ -181,13 +181,19 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     // the claim.opened event says the time opened_at says
     const [event] = await eventsOf('claim.opened', opened.claimNumber);
     assert.deepEqual([event!.timestamp, event!.data.openedAt], [openedAt.toISOString(), openedAt.toISOString()]);
-    assert.equal((await reviewClaim({ db: t.db, now: clock }, desk('check the flight'))).outcome, 'done');
+    assert.equal(
+      (await reviewClaim({ db: t.db, keys: t.app.parasol.keys, now: clock }, desk('check the flight'))).outcome,
+      'done',
+    );
     await stamps('under review');
     const amount = (opened.compensationAmount / 100 - 1).toFixed(2);
-    const corrected = await correctClaimCompensation({ db: t.db, now: clock }, { ...desk('one euro less'), amount });
+    const corrected = await correctClaimCompensation(
+      { db: t.db, keys: t.app.parasol.keys, now: clock },
+      { ...desk('one euro less'), amount },
+    );
     assert.equal(corrected.outcome, 'done');
     await stamps('compensation corrected');
-    const deps = { db: t.db, jobs: t.app.parasol.jobs, now: clock };
+    const deps = { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: clock };
     assert.equal((await approveManualPayout(deps, desk('flight checked'))).outcome, 'done');
     await stamps('review released');
     assert.equal(await notifyClaim(notifyDeps(clock), { claimId: opened.id }), 'sent');
@@ -399,7 +405,7 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.equal(await notifyClaim(notifyDeps(), { claimId }), 'sent');
     const voidedAt = new Date(Date.now() + 30 * MINUTE);
     const done = await voidClaim(
-      { db: t.db, jobs: t.app.parasol.jobs, now: () => voidedAt },
+      { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: () => voidedAt },
       {
         claimNumber,
         actor: 'operator:desk@parasol.test',

@@ -258,7 +258,7 @@ describe('flight monitoring (sandbox, simulator)', () => {
       const [wrong] = await claimsOf(t, 'sandbox', flight, date);
       // wrong flight data: even such a void is replaced only by an operator's event, never the monitoring
       const voided = await voidClaim(
-        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: c.now },
         {
           claimNumber: wrong!.claim_number,
           actor: 'operator:desk@parasol.test',

@@ -164,6 +164,53 @@ describe('partners, agreements, configuration, keys', () => {
           setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency }),
           fails('validation_failed', '/currency'),
         );
+      // a claim pays the bound for each of up to 9 passengers in one transfer: a USD payout above a
+      // NACHA entry's 99999999.99, an EUR one above SEPA's 999999999.99, would be left out of every file
+      for (const [currency, most] of [
+        ['USD', 1_111_111_111],
+        ['EUR', 11_111_111_111],
+      ] as const) {
+        await assert.rejects(
+          setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency, compensationMax: most + 1 }),
+          (error: unknown) => {
+            const found = (error as DomainError).extra.errors?.find((e) => e.field === '/compensationMax');
+            assert.match(found?.message ?? '', /at most \d+\.\d\d (USD|EUR): .* 9 passengers/, JSON.stringify(error));
+            return true;
+          },
+        );
+        const atMost = await setAgreement(handle.db, actor, partner.id, {
+          ...DEFAULT_AGREEMENT,
+          currency,
+          compensationMax: most,
+        });
+        assert.equal(atMost.compensationMax, most, `${currency}: the largest bound one transfer carries is accepted`);
+      }
+      // a cross-border currency: what its pain.001 takes, a safe integer of minor units, for 9 passengers
+      await setAgreement(handle.db, actor, partner.id, {
+        ...DEFAULT_AGREEMENT,
+        currency: 'GBP',
+        compensationMax: 2_000_000_000,
+      });
+      await assert.rejects(
+        setAgreement(handle.db, actor, partner.id, {
+          ...DEFAULT_AGREEMENT,
+          currency: 'JPY',
+          compensationMax: Math.floor(Number.MAX_SAFE_INTEGER / 9) + 1,
+        }),
+        (error: unknown) => {
+          const found = (error as DomainError).extra.errors?.find((e) => e.field === '/compensationMax');
+          assert.match(found?.message ?? '', /at most 1000799917193443 JPY: .* 9 passengers/, JSON.stringify(error));
+          return true;
+        },
+      );
+      // a draft saved before the cap existed is checked again when signed, not signed as it is
+      await setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency: 'USD' });
+      await handle.db
+        .updateTable('agreements')
+        .set({ compensation_max: 2_000_000_000 })
+        .where('partner_id', '=', partner.id)
+        .execute();
+      await assert.rejects(signAgreement(handle.db, actor, partner.id), fails('validation_failed', '/compensationMax'));
       const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
       assert.equal(draft.status, 'draft');
       const signed = await signAgreement(handle.db, actor, partner.id);

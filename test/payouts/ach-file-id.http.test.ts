@@ -8,7 +8,7 @@ import { createAchBatch, createPayoutBatches } from '../../src/payouts/sepa-batc
 import { LEFT_OUT_PAYOUT, lockNachaFileDay } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
-import { DatabaseGauges } from '../../src/platform/metrics.ts';
+import { DatabaseGauges, sepaBatchRunsTotal } from '../../src/platform/metrics.ts';
 import { sql } from 'kysely';
 import {
   buildTestApp,
@@ -133,11 +133,21 @@ describe('ACH files of one day', () => {
       now: () => new Date('2031-06-03T22:00:00Z'),
       log: { info: record('info'), warn: record('warn'), error: record('error') },
     } as unknown as JobRuntime;
+    const runs = async () =>
+      Object.fromEntries((await sepaBatchRunsTotal.get()).values.map((v) => [String(v.labels.outcome), v.value]));
+    const counted = await runs();
     await JOBS.payouts_sepa_batch.handler(rt)({ id: 'test', data: {} });
     assert.deepEqual(
       logs.filter((l) => l.level !== 'info').map((l) => [l.level, l.data.reason, l.data.payouts]),
       [['warn', 'ach_day_full', 1]],
       JSON.stringify(logs),
+    );
+    // counted as waiting, not among the refused runs an operator is alerted to
+    const now = await runs();
+    assert.deepEqual(
+      ['waiting', 'refused', 'nothing_pending'].map((o) => (now[o] ?? 0) - (counted[o] ?? 0)),
+      [1, 0, 0],
+      'the run waits for the next day',
     );
     assert.match(logs.find((l) => l.level === 'warn')!.message, /wait for the next day's NACHA file/);
     const payout = await t.db

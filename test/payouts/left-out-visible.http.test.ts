@@ -231,6 +231,47 @@ describe('payouts left out of their files, for operations', () => {
     assert.doesNotMatch(again.body, /left out \(GBP\)/, 'nor counted');
   });
 
+  it('the console: the payouts page pages by the CLI’s cursor, never an offset — its next page lists only payouts older than the cursor', async () => {
+    // two payouts of its own, whatever the tests before left (set aside at the end)
+    const own = [await gbpClaimWithoutBic(false), await gbpClaimWithoutBic(false)];
+    const listed = await runCliOn(t, ['--json', 'payouts', 'list', '--limit', '1']);
+    assert.equal(listed.code, 0, listed.err);
+    const { payouts, nextCursor } = JSON.parse(listed.out) as {
+      payouts: { endToEndId: string }[];
+      nextCursor: string | null;
+    };
+    assert.ok(nextCursor, 'more than one payout: a next page');
+    const all = (
+      JSON.parse((await runCliOn(t, ['--json', 'payouts', 'list', '--limit', '500'])).out) as {
+        payouts: { endToEndId: string }[];
+      }
+    ).payouts.map((p) => p.endToEndId);
+    assert.equal(all[0], payouts[0]!.endToEndId, 'newest first');
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const first = await browser.get('/admin/payouts');
+    assert.doesNotMatch(first.body, /offset=/, 'no offset link');
+    const next = await browser.get(`/admin/payouts?cursor=${encodeURIComponent(nextCursor)}`);
+    assert.equal(next.statusCode, 200, next.body.slice(0, 300));
+    assert.ok(!next.body.includes(all[0]!), 'the newest payout, before the cursor, is not on its page');
+    for (const id of all.slice(1, 50)) assert.ok(next.body.includes(id), `${id}, older than the cursor, is listed`);
+    assert.match(next.body, /First page/);
+    // a cursor of another listing (the left-out order) is refused, not compared with another key
+    assert.equal(
+      (await browser.get(`/admin/payouts?status=left_out&cursor=${encodeURIComponent(nextCursor)}`)).statusCode,
+      422,
+    );
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where(
+        'claim_id',
+        'in',
+        own.map((c) => c.claimId),
+      )
+      .execute();
+  });
+
   /** The left-out payouts `parasol payouts list --left-out --json` lists, by claim number. */
   async function leftOutListed(): Promise<string[]> {
     const listed = await runCliOn(t, ['--json', 'payouts', 'list', '--left-out', '--limit', '500']);

@@ -9,7 +9,7 @@ import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
 import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
-import { DatabaseGauges } from '../../src/platform/metrics.ts';
+import { DatabaseGauges, sepaBatchRunsTotal } from '../../src/platform/metrics.ts';
 import { registerSchedules } from '../../src/worker.ts';
 import {
   buildTestApp,
@@ -285,6 +285,31 @@ describe('the scheduled SEPA batch', () => {
       .updateTable('payouts')
       .set({ status: 'failed', failure_reason: 'test: set aside' })
       .where('id', 'in', [legacy!, unknown!, noBic!])
+      .execute();
+  });
+
+  it('a run whose every pending payout is refused records outcome refused, never nothing_pending', async () => {
+    const [only] = await pendingPayouts(1);
+    await t.db.updateTable('payouts').set({ currency: 'HRK' }).where('id', '=', only!).execute();
+    const runs = async () =>
+      Object.fromEntries((await sepaBatchRunsTotal.get()).values.map((v) => [String(v.labels.outcome), v.value]));
+    const before = await runs();
+    const { run, logs } = job();
+    await run();
+    const after = await runs();
+    assert.deepEqual(
+      ['refused', 'nothing_pending', 'created'].map((o) => (after[o] ?? 0) - (before[o] ?? 0)),
+      [1, 0, 0],
+      'the run is counted as refused',
+    );
+    assert.ok(
+      logs.some((l) => l.level === 'error' && l.data.currency === 'HRK'),
+      `the refusal is logged: ${JSON.stringify(logs)}`,
+    );
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('id', '=', only!)
       .execute();
   });
 

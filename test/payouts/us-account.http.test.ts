@@ -5,6 +5,7 @@ import {
   SIMULATED_BANK_US_REJECTION,
   SIMULATED_BANK_US_ROUTING,
 } from '../../src/payouts/payouts.ts';
+import { approveManualPayout, reviewClaim } from '../../src/payouts/manual-review.ts';
 import { checkUsBankAccount } from '../../src/payouts/us-bank-account.ts';
 import {
   buildTestApp,
@@ -186,6 +187,85 @@ describe('a US bank account on the bank-details page', () => {
       audits.map((a) => a.data),
       [{ accountLast4: '6789', country: 'US', accountType: 'checking' }],
     );
+  });
+
+  it("the claim desk never keeps the claim's own account number in clear, even typed bare in a reason", async () => {
+    const { path, contractNumber } = await claimLink(dollars);
+    const { claim_number: claimNumber } = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
+      .select('cl.claim_number')
+      .where('ct.contract_number', '=', contractNumber)
+      .executeTakeFirstOrThrow();
+    const deps = { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: () => new Date() };
+    const desk = (reason: string, token: string) => ({
+      claimNumber,
+      actor: 'operator:desk@insurer.test',
+      reason,
+      actionToken: `${token}-${process.pid}-${claimNumber}`,
+    });
+    // under review first: the simulated bank holds the payout, so the approval below finds it pending
+    assert.equal((await reviewClaim(deps, desk('check the booking', 'us-review'))).outcome, 'done');
+    const res = await send(path, {
+      accountKind: 'us',
+      accountHolder: 'Jordan Smith',
+      routingNumber: '021000021',
+      accountNumber: '000123456789',
+      accountType: 'checking',
+    });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+    // no word naming an account, no routing number next to it: only the claim's own number tells it
+    const said = 'customer confirmed 0001 2345 6789 by phone, and 000123456789 again';
+    assert.equal((await approveManualPayout(deps, desk(said, 'us-approve'))).outcome, 'done');
+    const [approved] = await t.db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claimNumber)
+      .where('action', '=', 'manual_payout_approved')
+      .execute();
+    assert.equal(
+      (approved!.data as { reason: string }).reason,
+      'customer confirmed •••• 6789 by phone, and •••• 6789 again',
+    );
+  });
+
+  it('a reason the masks make longer than 500 characters is refused, not kept longer', async () => {
+    const { path, contractNumber } = await claimLink(dollars);
+    const { claim_number: claimNumber } = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
+      .select('cl.claim_number')
+      .where('ct.contract_number', '=', contractNumber)
+      .executeTakeFirstOrThrow();
+    const deps = { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: () => new Date() };
+    const desk = (reason: string, token: string) => ({
+      claimNumber,
+      actor: 'operator:desk@insurer.test',
+      reason,
+      actionToken: `${token}-${process.pid}-${claimNumber}`,
+    });
+    assert.equal((await reviewClaim(deps, desk('check the booking', 'long-review'))).outcome, 'done');
+    const res = await send(path, {
+      accountKind: 'us',
+      accountHolder: 'Jordan Smith',
+      routingNumber: '021000021',
+      accountNumber: '12345678',
+      accountType: 'checking',
+    });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+    // 500 characters as typed; the account (8) masked as "•••• 5678" (9) makes 501
+    const said = `${'x'.repeat(491)} 12345678`;
+    assert.equal(said.length, 500);
+    await assert.rejects(approveManualPayout(deps, desk(said, 'long-approve')), (error: unknown) => {
+      const e = error as { code?: string; extra?: { errors?: { field: string; code: string }[] } };
+      assert.equal(e.code, 'validation_failed', String(error));
+      assert.deepEqual(
+        e.extra?.errors?.map((x) => `${x.field} ${x.code}`),
+        ['/reason too_long'],
+      );
+      return true;
+    });
   });
 
   it('rejects the documented account: the claim fails with the ACH return reason', async () => {

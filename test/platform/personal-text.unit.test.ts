@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   maskAccountNumberIn,
+  maskKnownIbanIn,
   maskIban,
   maskIbansIn,
   maskNameIn,
@@ -90,6 +91,27 @@ describe('free text kept without the personal data it quotes', () => {
     assert.equal(maskNameIn('holder NO AN', 'An No'), 'holder [name] [name]');
   });
 
+  it('masks a known IBAN whatever its spacing, check digits, or as its bare national number, any length', () => {
+    const iban = 'FR7630006000011234567890189';
+    for (const quoted of [
+      'FR76 3000 6000 0112 3456 7890 189',
+      'FR 76 3000 6000 0112 3456 7890 189',
+      'FR76.3000.6000.0112.3456.7890.189',
+      'fr76-3000-6000-0112-3456-7890-189',
+      'FR77 3000 6000 0112 3456 7890 189',
+      '30006000011234567890189',
+      '3000 6000 0112 3456 7890 189',
+    ])
+      assert.equal(maskKnownIbanIn(`paid to ${quoted}.`, iban), 'paid to •••• 0189.', quoted);
+    // a 34-character IBAN (its country's longest) too
+    assert.equal(
+      maskKnownIbanIn('LC55 HEMM 0001 0001 0012 0012 0002 3015 ok', 'LC55HEMM000100010012001200023015'),
+      '•••• 3015 ok',
+    );
+    // not inside a longer run
+    assert.equal(maskKnownIbanIn('ref 930006000011234567890189', iban), 'ref 930006000011234567890189');
+  });
+
   it('masks a known US account number to its last four, written whole or grouped, and nothing else', () => {
     assert.equal(
       maskAccountNumberIn('R03 NO ACCOUNT 000123456789 / 0001-2345 6789', '000123456789'),
@@ -98,6 +120,12 @@ describe('free text kept without the personal data it quotes', () => {
     // inside a longer number, another number, or too short to tell from ordinary numbers: as written
     assert.equal(maskAccountNumberIn('ref 9000123456789 R03', '000123456789'), 'ref 9000123456789 R03');
     assert.equal(maskAccountNumberIn('R03 account 12', '12'), 'R03 account 12');
+    // 4 characters or fewer: a year, a date, an amount, a claim number would be masked with it
+    assert.equal(maskAccountNumberIn('flown 2026, paid 2026 EUR', '2026'), 'flown 2026, paid 2026 EUR');
+    // a whole word only: not a piece of a claim number, nor of a longer hyphenated run
+    assert.equal(maskAccountNumberIn('CLM-00012345 in 2026', '12345'), 'CLM-00012345 in 2026');
+    assert.equal(maskAccountNumberIn('CLM-00012345 in 2026', '00012345'), 'CLM-00012345 in 2026');
+    assert.equal(maskAccountNumberIn('year 20261 or 12345', '12345'), 'year 20261 or •••• 2345');
     assert.equal(
       maskPersonalDataIn('R02 closed 000123456789 Jordan SMITH', 'Jordan Smith', '000123456789'),
       'R02 closed •••• 6789 [name] [name]',
@@ -112,5 +140,7 @@ describe('free text kept without the personal data it quotes', () => {
     // a 9-digit number that is no routing number, and numbers far from any account word, are left
     assert.equal(maskUsAccountsIn('claim 123456789 / 4444555566'), 'claim 123456789 / 4444555566');
     assert.equal(maskUsAccountsIn('flight 2031 delayed 180 minutes'), 'flight 2031 delayed 180 minutes');
+    // masked already: masked again, nothing changes
+    assert.equal(maskUsAccountsIn('old konto •••• 4444'), 'old konto •••• 4444');
   });
 });

@@ -449,6 +449,75 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
     assert.deepEqual(await stored(known, payouts[0]!, events[0]!), Array(4).fill(maskedText));
   });
 
+  it("masks old desk reasons as the desk does now: the claim's own IBAN however typed, US accounts by their place", async () => {
+    const partner = await createTestPartner(t.db);
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${1000 + Math.floor(Math.random() * 8000)}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['id', 'claim_number', 'partner_id'])
+      .where('claim_number', '=', opened.body.claimsOpened[0].claimNumber as string)
+      .executeTakeFirstOrThrow();
+    await t.db
+      .insertInto('claim_bank_details')
+      .values({
+        claim_id: claim.id,
+        account_holder_enc: encrypt(t.app.parasol.keys.encryption, 'Camille Martin'),
+        iban_enc: encrypt(t.app.parasol.keys.encryption, 'FR7630006000011234567890189'),
+        iban_last4: '0189',
+        country: 'FR',
+      })
+      .execute();
+    // as versions before the desk masked the claim's own account and US accounts kept them
+    const said = 'new details FR 76 3000 6000 0112 3456 7890 189, old konto 55554444';
+    await t.db.updateTable('claims').set({ manual_review_reason: said }).where('id', '=', claim.id).execute();
+    await t.db
+      .insertInto('audit_log')
+      .values({
+        actor: 'operator:old@insurer.test',
+        partner_id: claim.partner_id,
+        entity: 'claim',
+        entity_id: claim.claim_number,
+        action: 'manual_review_started',
+        data: JSON.stringify({ reason: said }),
+      })
+      .execute();
+    const kept = 'new details •••• 0189, old konto •••• 4444';
+    const stored = async () => [
+      (
+        await t.db
+          .selectFrom('claims')
+          .select('manual_review_reason')
+          .where('id', '=', claim.id)
+          .executeTakeFirstOrThrow()
+      ).manual_review_reason,
+      (
+        (
+          await t.db
+            .selectFrom('audit_log')
+            .select('data')
+            .where('entity', '=', 'claim')
+            .where('entity_id', '=', claim.claim_number)
+            .where('action', '=', 'manual_review_started')
+            .executeTakeFirstOrThrow()
+        ).data as { reason: string }
+      ).reason,
+    ];
+    const run = await runCliOn(t, ['db', 'scrub']);
+    assert.equal(run.code, 0, run.err);
+    assert.deepEqual(await stored(), [kept, kept]);
+    // a second run changes nothing (a masked account is not masked again)
+    const again = await runCliOn(t, ['db', 'scrub']);
+    assert.equal(again.code, 0, again.err);
+    assert.deepEqual(await stored(), [kept, kept]);
+  });
+
   it('a run stopped half-way is resumed by running it again (small batches, each committed)', async () => {
     const lookup = t.app.parasol.keys.lookup;
     const now = new Date();

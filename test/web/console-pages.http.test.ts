@@ -243,9 +243,18 @@ describe('console and operator pages', () => {
       assert.equal((await operator.get(url)).statusCode, 200, url);
       assert.equal((await partnerUser.get(url)).statusCode, 403, url);
     }
-    for (const url of ['/admin/claims?status=lost', '/admin/payouts?offset=-1', '/admin/flights?offset=ten'])
+    for (const url of [
+      '/admin/claims?status=lost',
+      `/admin/payouts?cursor=${'x'.repeat(501)}`,
+      '/admin/flights?offset=ten',
+    ])
       assert.equal((await operator.get(url)).statusCode, 400, url);
     assert.equal((await operator.get('/admin/claims?cursor=bm90IG91cnM')).statusCode, 422, 'a cursor not ours');
+    assert.equal(
+      (await operator.get('/admin/payouts?cursor=bm90IG91cnM')).statusCode,
+      422,
+      'a payouts cursor not ours',
+    );
   });
 
   test('the operator console runs the CLI’s use cases: partner, agreement draft → signed, subscription, key, user', async () => {

@@ -3,6 +3,8 @@ import { describe, test } from 'node:test';
 import { dayRange } from '../../src/ledger/reports.ts';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../src/platform/errors.ts';
 import { parseDeparture } from '../../src/reference/validate.ts';
+import { checkAgreement } from '../../src/partners/partners.ts';
+import { agreementProblemLines, type AgreementFormValues } from '../../src/web/agreement-form.ts';
 import { problemLines } from '../../src/web/web-kit.ts';
 
 /** Pages show domain errors in their language: field errors by their code, errors by theirs. */
@@ -35,6 +37,44 @@ describe('domain errors on pages', () => {
 
     const reversed = thrown(() => dayRange('2026-11-02', '2026-11-01'));
     assert.deepEqual(problemLines(reversed, 'fr'), ['to\u202f: est hors des limites permises']);
+  });
+
+  test("a French page names the ceiling an amount is above, as the agreement's check and the desk's correction say it", () => {
+    const errors = checkAgreement({
+      allowedFormulas: ['delay'],
+      currency: 'USD',
+      taxRate: '0.09',
+      commissionMin: '0.1',
+      commissionMax: '0.2',
+      compensationMin: 100,
+      compensationMax: 2_000_000_000,
+    }).filter((e) => e.field === '/compensationMax');
+    const agreement = new DomainError('validation_failed', 'The agreement is not valid.', { errors });
+    const fr = problemLines(agreement, 'fr');
+    assert.deepEqual(fr, ['compensationMax\u202f: est hors des limites permises\u202f: au plus 11111111,11\u00a0USD']);
+    assert.deepEqual(
+      agreementProblemLines(agreement, { currency: 'USD' } as AgreementFormValues, 'fr').map((l) =>
+        l.split('\u202f: ').slice(1).join('\u202f: '),
+      ),
+      ['est hors des limites permises\u202f: au plus 11111111,11\u00a0USD'],
+    );
+    const desk = new DomainError('validation_failed', 'The correction is not valid.', {
+      errors: [
+        {
+          field: '/amount',
+          code: 'out_of_range',
+          message: 'at most 999999999.99 EUR: a SEPA transfer carries at most 999999999.99 EUR',
+        },
+      ],
+    });
+    assert.deepEqual(problemLines(desk, 'fr'), [
+      'amount\u202f: est hors des limites permises\u202f: au plus 999999999,99\u00a0EUR',
+    ]);
+    // an out_of_range naming no ceiling keeps the code's words
+    const plain = new DomainError('validation_failed', 'x', {
+      errors: [{ field: '/amount', code: 'out_of_range', message: 'must be more than zero' }],
+    });
+    assert.deepEqual(problemLines(plain, 'fr'), ['amount\u202f: est hors des limites permises']);
   });
 
   test('a departure time keeps the code of what is wrong with it', () => {
