@@ -256,9 +256,14 @@ describe('partners, agreements, configuration, keys', () => {
 
     it('concurrent amendments each sign a version of their own, none refused', async () => {
       // on PostgreSQL both read the same latest version and the second broke the (partner, version) key
+      // one effective instant for all four: a later version may not take effect before an earlier one,
+      // so instants read a few milliseconds apart made the one committed last a refusal (flaky)
       const p = await createTestPartner(handle.db);
+      const effectiveAt = new Date(Date.now() + DAY);
       const amended = await Promise.all(
-        ['a', 'b', 'c', 'd'].map((reason) => amendAgreement(handle.db, actor, p.id, amendment(reason))),
+        ['a', 'b', 'c', 'd'].map((reason) =>
+          amendAgreement(handle.db, actor, p.id, { ...amendment(reason), effectiveAt }),
+        ),
       );
       assert.deepEqual(amended.map((a) => a.agreement.version).sort(), [2, 3, 4, 5]);
     });
