@@ -243,7 +243,7 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     });
     const firstAt = new Date(Date.now() + 10 * MINUTE);
     const secondAt = new Date(Date.now() + 20 * MINUTE);
-    const at = (time: Date) => ({ db: t.db, now: () => time });
+    const at = (time: Date) => ({ db: t.db, keys: t.app.parasol.keys, now: () => time });
     assert.equal((await reviewClaim(at(firstAt), desk('check the tier'))).outcome, 'done');
     const once = Number(opened) - 100;
     const twice = Number(opened) - 200;
