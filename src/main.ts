@@ -154,7 +154,14 @@ async function main(): Promise<void> {
     `Parasol listening on ${base} (${database}): developer portal ${base}/portal, partner console ${base}/console, operator console ${base}/admin, API references under ${base}/portal/apis`,
   );
   // La Poste's postal codes, indexed now that the server is up rather than on a partner's first quote
-  setImmediate(warmPostalCodes);
+  setImmediate(() => {
+    try {
+      warmPostalCodes();
+    } catch (err) {
+      // not fatal: the first request that needs them loads them (and answers its own error if it fails)
+      app.log.error({ err }, 'could not index the postal codes at start');
+    }
+  });
 }
 
 await main();

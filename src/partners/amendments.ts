@@ -2,6 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { parseInstant } from '../reference/index.ts';
 import type { Agreement, Configuration } from './model.ts';
 import { agreementChanged, agreementRevision, checkAgreement, type AgreementInput } from './partners.ts';
 import * as repo from './partners-repo.ts';
@@ -73,7 +74,9 @@ export function futureViolations(
 
 /**
  * An effective instant as the operator gives it: a date (`2026-12-01`, from 00:00 UTC that day; today
- * means at once) or an ISO 8601 instant with its offset. Undefined when it is neither.
+ * means at once) or an ISO 8601 instant with its offset, read as the stop-sales' are (`parseInstant`: 30
+ * February, 24:00 or an offset outside -12:00 to +14:00 are refused, not read as another instant).
+ * Undefined when it is neither.
  */
 export function parseEffective(text: string, now: Date): Date | undefined {
   const value = text.trim();
@@ -82,9 +85,7 @@ export function parseEffective(text: string, now: Date): Date | undefined {
     if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value) return undefined;
     return value === now.toISOString().slice(0, 10) ? now : day;
   }
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
-  const instant = new Date(value);
-  return Number.isNaN(instant.getTime()) ? undefined : instant;
+  return parseInstant(value);
 }
 
 export interface AmendmentInput extends AgreementInput {

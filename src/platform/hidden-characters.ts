@@ -7,8 +7,9 @@ import type { FieldError } from './errors.ts';
  * grapheme joiner (U+034F) and the Hangul fillers that render blank (U+115F, U+1160, U+3164, U+FFA0;
  * U+3164 even counts as a letter). A text people read — a brand name in every SMS, a policyholder's
  * name on every document — holding one reads as another text ("Sky\u202Eylf") or breaks the line
- * that prints it. One rule for every domain that takes such a text (partners' brand name, policies'
- * names, address lines, a vehicle's make and model).
+ * that prints it. The rule of partners' brand name and of the policy-admin API's names, address lines and
+ * a vehicle's make and model (the bank-details page's account holder has a stricter rule of its own,
+ * payouts/account-holder.ts; a Flight Delay customer's name is only checked not blank).
  */
 // the combining grapheme joiner outside the class: a combining mark inside one reads as joined to the character before it
 const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029\u115f\u1160\u3164\uffa0]|\u034f/u;

@@ -75,6 +75,11 @@ describe('amendable agreements, pure rules', () => {
     assert.deepEqual(parseEffective('2026-12-01T09:00:00+01:00', now), at('2026-12-01T08:00:00Z'));
     assert.equal(parseEffective('2026-12-01T09:00', now), undefined);
     assert.equal(parseEffective('2026-02-30', now), undefined);
+    // an instant that does not exist is refused, not read as another one (2 March, the next day)
+    assert.equal(parseEffective('2027-02-30T06:00Z', now), undefined);
+    assert.equal(parseEffective('2026-12-01T24:00Z', now), undefined);
+    assert.equal(parseEffective('2026-12-01T09:00-13:00', now), undefined);
+    assert.equal(parseEffective('2026-12-01T09:00+15:30', now), undefined);
     assert.equal(parseEffective('tomorrow', now), undefined);
   });
 });
