@@ -289,19 +289,12 @@ const stopSaleOf = (r: StopSaleRow): StopSale => ({
   resumedBy: r.resumed_by,
 });
 
+/** What makes two stop-sales the same one: a stop-sale without its id. */
+type StopSaleIdentity = Omit<StopSaleScope, 'id'>;
+
 export async function insertStopSale(
   db: Executor,
-  values: {
-    environment: Environment | null;
-    airline: string | null;
-    airport: string | null;
-    departureAirport: string | null;
-    arrivalAirport: string | null;
-    startsAt: Date;
-    endsAt: Date;
-    reason: string;
-    createdBy: string;
-  },
+  values: StopSaleIdentity & { createdBy: string },
 ): Promise<StopSale> {
   const row = await db
     .insertInto('stop_sales')
@@ -320,17 +313,6 @@ export async function insertStopSale(
     .executeTakeFirstOrThrow();
   return stopSaleOf(row);
 }
-
-type StopSaleIdentity = {
-  environment: Environment | null;
-  airline: string | null;
-  airport: string | null;
-  departureAirport: string | null;
-  arrivalAirport: string | null;
-  startsAt: Date;
-  endsAt: Date;
-  reason: string;
-};
 
 /**
  * Takes, until the transaction ends, a lock on a stop-sale's identity (scope, period and reason): two
