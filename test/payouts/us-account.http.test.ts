@@ -189,8 +189,8 @@ describe('a US bank account on the bank-details page', () => {
     );
   });
 
-  it("the claim desk never keeps the claim's own account number in clear, even typed bare in a reason", async () => {
-    const { path, contractNumber } = await claimLink(dollars);
+  /** The claim desk on a contract's claim: its number, the use cases' deps and a desk action's input. */
+  async function deskOn(contractNumber: string) {
     const { claim_number: claimNumber } = await t.db
       .selectFrom('claims as cl')
       .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
@@ -204,6 +204,12 @@ describe('a US bank account on the bank-details page', () => {
       reason,
       actionToken: `${token}-${process.pid}-${claimNumber}`,
     });
+    return { claimNumber, deps, desk };
+  }
+
+  it("the claim desk never keeps the claim's own account number in clear, even typed bare in a reason", async () => {
+    const { path, contractNumber } = await claimLink(dollars);
+    const { claimNumber, deps, desk } = await deskOn(contractNumber);
     // under review first: the simulated bank holds the payout, so the approval below finds it pending
     assert.equal((await reviewClaim(deps, desk('check the booking', 'us-review'))).outcome, 'done');
     const res = await send(path, {
@@ -232,19 +238,7 @@ describe('a US bank account on the bank-details page', () => {
 
   it('a reason the masks make longer than 500 characters is refused, not kept longer', async () => {
     const { path, contractNumber } = await claimLink(dollars);
-    const { claim_number: claimNumber } = await t.db
-      .selectFrom('claims as cl')
-      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
-      .select('cl.claim_number')
-      .where('ct.contract_number', '=', contractNumber)
-      .executeTakeFirstOrThrow();
-    const deps = { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, now: () => new Date() };
-    const desk = (reason: string, token: string) => ({
-      claimNumber,
-      actor: 'operator:desk@insurer.test',
-      reason,
-      actionToken: `${token}-${process.pid}-${claimNumber}`,
-    });
+    const { deps, desk } = await deskOn(contractNumber);
     assert.equal((await reviewClaim(deps, desk('check the booking', 'long-review'))).outcome, 'done');
     const res = await send(path, {
       accountKind: 'us',
