@@ -5,7 +5,7 @@ import { audit } from '../platform/audit.ts';
 import { decrypt, type EncryptionKeys } from '../platform/crypto.ts';
 import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
-import type { DeliveryJob } from './model.ts';
+import { pauseEndedReason, type DeliveryJob } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 
 /**
@@ -51,7 +51,7 @@ export const maxAttempts = (schedule: readonly number[] = RETRY_SCHEDULE_SECONDS
 /** A receiver has this long to answer (connection, headers and body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Why the pending deliveries of an endpoint paused on a 410 ended. */
-const GONE = 'endpoint disabled: the receiver answered 410 Gone';
+const GONE = pauseEndedReason('gone');
 /** A worker holds a delivery this long at most; longer than any attempt takes. */
 const LEASE_MS = 45_000;
 
@@ -145,10 +145,21 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
     // Still at the URL that answered, the delivery ends without a retry and a live endpoint is paused;
     // moved meanwhile (or removed), the 410 came from a receiver that is no longer its own: an
     // ordinary failure, whose next attempt goes to the new URL.
-    const endpoint =
-      result.statusCode === 410 ? await repo.findEndpoint(trx, {}, target.endpoint_id, { forUpdate: true }) : undefined;
+    // A failure reads the endpoint too (locked, the same order): paused or removed while this attempt
+    // was being sent (the pause leaves a delivery being sent to record its own attempt), it ends here,
+    // its attempt logged and the pause's reason given, rather than waiting hours for a retry that
+    // would only find the endpoint paused.
+    const endpoint = succeeded ? undefined : await repo.findEndpoint(trx, {}, target.endpoint_id, { forUpdate: true });
     const gone = result.statusCode === 410 && (endpoint === undefined || endpoint.url === target.url);
-    const delay = succeeded || gone ? null : retryDelayMs(job.attempt, schedule);
+    const stopped =
+      succeeded || gone
+        ? null
+        : endpoint === undefined
+          ? 'endpoint removed'
+          : endpoint.enabled
+            ? null
+            : pauseEndedReason(endpoint.paused_reason ?? 'manual');
+    const delay = succeeded || gone || stopped ? null : retryDelayMs(job.attempt, schedule);
     const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
     const recorded = await repo.recordAttempt(trx, target.id, {
       attempt: job.attempt,
@@ -156,12 +167,13 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
       statusCode: result.statusCode,
       durationMs: result.durationMs,
       error: succeeded ? null : result.error,
+      ...(stopped ? { deliveryError: excerpt(`${stopped}; last attempt: ${result.error ?? 'failed'}`, 500) } : {}),
       status: succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed',
       nextAttemptAt,
     });
     if (!recorded) return 'skipped';
     if (gone && endpoint?.enabled) {
-      await repo.updateEndpoint(trx, endpoint.id, { enabled: false });
+      await repo.updateEndpoint(trx, endpoint.id, { enabled: false, paused_reason: 'gone', paused_at: at });
       // a delivery another worker is sending records its own outcome (its 410 finds the endpoint paused)
       const ended = await repo.failPendingDeliveries(trx, endpoint.id, GONE, at, { skipHeldAt: deps.now() });
       await audit(trx, {

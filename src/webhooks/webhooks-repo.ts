@@ -149,6 +149,9 @@ export async function updateEndpoint(
       | 'previous_secret_enc'
       | 'previous_secret_expires_at'
       | 'enabled'
+      | 'paused_reason'
+      | 'paused_at'
+      | 'resumed_at'
       | 'removed_at'
       | 'url'
       | 'description'
@@ -274,6 +277,8 @@ export interface AttemptOutcome {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The delivery's `last_error` when it differs from the attempt's (why it ended: its endpoint paused). */
+  deliveryError?: string | undefined;
   status: WebhookDeliveryStatus;
   nextAttemptAt: Date | null;
 }
@@ -290,7 +295,7 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
       attempts: o.attempt,
       last_attempt_at: o.at,
       last_status_code: o.statusCode,
-      last_error: o.error,
+      last_error: o.deliveryError ?? o.error,
       next_attempt_at: o.nextAttemptAt,
       locked_until: null,
       completed_at: o.status === 'pending' ? null : o.at,
@@ -585,4 +590,43 @@ export async function findClaimsForEvents(
     ORDER BY cl.claim_number
   `.execute(trx);
   return rows.rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the failing sweep (pause-failing.ts)
+
+export interface FailingEndpoint {
+  id: string;
+  partner_id: string;
+  environment: Environment;
+  url: string;
+  failed: number;
+}
+
+/**
+ * The enabled, live endpoints (all, or the one named) created and last resumed before `since` whose
+ * attempts since `since` number at least `minFailed` failed and none succeeded (an attempt without
+ * error). Read per endpoint through the deliveries' index on (endpoint_id, last_attempt_at)
+ * (migration 0068: a delivery attempted since then has its last attempt since then), then their attempts.
+ */
+export async function failingEndpoints(
+  db: Executor,
+  q: { since: Date; minFailed: number; endpointId?: string | undefined },
+): Promise<FailingEndpoint[]> {
+  const only = q.endpointId === undefined ? sql`` : sql`AND e.id = ${q.endpointId}`;
+  const result = await sql<FailingEndpoint>`
+    SELECT e.id, e.partner_id, e.environment, e.url, s.failed::int AS failed
+    FROM webhook_endpoints e
+    CROSS JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE a.error IS NOT NULL) AS failed,
+             count(*) FILTER (WHERE a.error IS NULL) AS succeeded
+      FROM webhook_deliveries d
+      JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.at >= ${q.since}
+      WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${q.since}
+    ) s
+    WHERE e.enabled AND e.removed_at IS NULL ${only}
+      AND e.created_at <= ${q.since} AND (e.resumed_at IS NULL OR e.resumed_at <= ${q.since})
+      AND s.succeeded = 0 AND s.failed >= ${q.minFailed}
+    ORDER BY e.id`.execute(db);
+  return result.rows.map((r) => ({ ...r, failed: Number(r.failed) }));
 }
