@@ -229,6 +229,16 @@ export const en = {
   redelivered: 'Delivery queued again.',
   failing: 'Failing',
   failingHint: 'deliveries failed in the last 24 hours, and the latest attempt',
+  pausedBecause: {
+    manual: 'Paused (by you or by Parasol’s operators)',
+    gone: 'Paused by Parasol: the receiver answered 410 Gone',
+    failing: 'Paused by Parasol: no delivery succeeded for days',
+  },
+  pausedSince: 'since',
+  pausedByPlatform:
+    'Parasol paused an endpoint that no longer receives: its pending deliveries ended failed and new events are not sent to it. Fix the receiver, resume the endpoint, then send again the deliveries you need.',
+  pause: 'Pause',
+  resume: 'Resume',
   noneTicked: 'None ticked: every event type, including those added later.',
   dashboardTitle: 'Dashboard',
   quotesCounted:

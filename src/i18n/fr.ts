@@ -239,6 +239,16 @@ export const fr = {
   redelivered: 'Livraison remise en file.',
   failing: 'En échec',
   failingHint: 'livraisons en échec ces dernières 24 heures, dont la dernière tentative',
+  pausedBecause: {
+    manual: 'En pause (par vous ou par les opérateurs de Parasol)',
+    gone: 'Mise en pause par Parasol\u202f: le récepteur a répondu 410 Gone',
+    failing: 'Mise en pause par Parasol\u202f: aucun envoi réussi depuis plusieurs jours',
+  },
+  pausedSince: 'depuis le',
+  pausedByPlatform:
+    'Parasol a mis en pause une adresse qui ne reçoit plus\u202f: ses envois en attente ont échoué et les nouveaux événements ne lui sont pas envoyés. Réparez le récepteur, reprenez l’adresse, puis renvoyez les envois utiles.',
+  pause: 'Mettre en pause',
+  resume: 'Reprendre',
   noneTicked: 'Aucune case cochée\u202f: tous les types, y compris ceux ajoutés plus tard.',
   dashboardTitle: 'Tableau de bord',
   quotesCounted:

@@ -256,6 +256,13 @@ export interface Words {
   redelivered: string;
   failing: string;
   failingHint: string;
+  /** An endpoint's pause, by its reason (the API's pausedReason), and since when. */
+  pausedBecause: Record<'manual' | 'gone' | 'failing', string>;
+  pausedSince: string;
+  /** At the top of the webhooks page when the platform paused an endpoint (410 Gone, failing for days). */
+  pausedByPlatform: string;
+  pause: string;
+  resume: string;
   noneTicked: string;
   dashboardTitle: string;
   quotesCounted: string;
