@@ -7,6 +7,7 @@ import type {
   WebhookDeliveryStatus,
   WebhookEndpointsTable,
   WebhookEventsTable,
+  WebhookPausedReason,
 } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
@@ -116,12 +117,13 @@ export async function findEndpoint(
   db: Executor,
   scope: Scope,
   id: string,
-  options: { forUpdate?: boolean } = {},
+  options: { forUpdate?: boolean; forShare?: boolean } = {},
 ): Promise<EndpointRow | undefined> {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('removed_at', 'is', null);
   if (scope.partnerId !== undefined) query = query.where('partner_id', '=', scope.partnerId);
   if (scope.environment !== undefined) query = query.where('environment', '=', scope.environment);
   if (options.forUpdate) query = query.forUpdate();
+  else if (options.forShare) query = query.forShare();
   return query.executeTakeFirst();
 }
 
@@ -239,6 +241,7 @@ export interface DeliveryTarget {
   previous_secret_enc: string | null;
   previous_secret_expires_at: Date | null;
   enabled: boolean;
+  paused_reason: WebhookPausedReason | null;
   removed_at: Date | null;
 }
 
@@ -265,6 +268,7 @@ export async function findDeliveryTarget(db: Executor, id: string): Promise<Deli
       'e.previous_secret_enc',
       'e.previous_secret_expires_at',
       'e.enabled',
+      'e.paused_reason',
       'e.removed_at',
     ])
     .where('d.id', '=', id)
@@ -371,6 +375,7 @@ export async function findDeliveryForUpdate(
       'd.status',
       'd.attempts',
       'e.enabled',
+      'e.paused_reason',
       'e.removed_at',
     ])
     .where('d.id', '=', id);

@@ -224,7 +224,11 @@ async function changeEndpoint<T>(
   return changed;
 }
 
-/** Removes an endpoint: nothing more is sent to it, its pending deliveries end failed. */
+/**
+ * Removes an endpoint: nothing more is sent to it, its pending deliveries end failed (`endpoint
+ * removed`); one a worker is sending at that moment records its attempt, then ends with that reason
+ * (webhook-delivery.ts), as on a pause. Answers the endpoint as it was before the removal.
+ */
 export async function removeEndpoint(
   deps: WebhookDeps,
   scope: WebhookScope,
@@ -232,8 +236,8 @@ export async function removeEndpoint(
 ): Promise<WebhookEndpointView> {
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     const now = deps.now();
-    const removed = await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
-    const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now);
+    await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
+    const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now, { skipHeldAt: now });
     await audit(trx, {
       actor: scope.actor,
       partnerId: row.partner_id,
@@ -243,7 +247,7 @@ export async function removeEndpoint(
       action: 'removed',
       data: { url: row.url, pendingDeliveriesEnded: ended },
     });
-    return view(removed);
+    return view(row); // as it was (OpenAPI): a removed endpoint is not paused, it has no pausedReason
   });
 }
 
@@ -313,6 +317,8 @@ export async function updateEndpointSettings(
   const changed = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     const values = {
       ...(url !== undefined ? { url } : {}),
+      // a new URL is a new receiver: the failing sweep counts its attempts from now (pause-failing.ts)
+      ...(url !== undefined && url !== row.url ? { resumed_at: deps.now() } : {}),
       ...(description !== undefined ? { description } : {}),
       ...(eventTypes !== undefined ? { event_types: eventTypes } : {}),
     };
