@@ -525,6 +525,18 @@ export const en = {
       currency: 'Currency',
     },
   },
+  webhookPausedMail: {
+    subject: (p) => `A ${p.environment} webhook endpoint of ${p.partner} was paused`,
+    text: (p) =>
+      `Hello,\n\nParasol paused a ${p.environment} webhook endpoint of ${p.partner}:\n${p.url}\n(endpoint ${p.endpointId})\n\n` +
+      (p.reason === 'gone'
+        ? 'Why: the receiver answered 410 Gone, which says it no longer exists.'
+        : `Why: no delivery to it succeeded for ${p.days} days while its attempts kept failing.`) +
+      `\n\nNew events are not sent to it; its ${p.pendingEnded} pending deliveries ended failed (the delivery log shows them). ` +
+      `Fix the receiver, resume the endpoint (enabled: true, or Resume in the console), then send again the deliveries you need.` +
+      (p.link ? `\n\nYour webhooks in the console:\n${p.link}` : '') +
+      `\n\nYou receive this message because your role may change the webhooks of ${p.partner}.\n`,
+  },
   partnerUsers: {
     nav: 'Users',
     title: 'Users',

@@ -538,6 +538,18 @@ export const fr = {
       currency: 'Devise',
     },
   },
+  webhookPausedMail: {
+    subject: (p) => `Un point de terminaison de webhooks ${p.environment} de ${p.partner} a été mis en pause`,
+    text: (p) =>
+      `Bonjour,\n\nParasol a mis en pause un point de terminaison de webhooks ${p.environment} de ${p.partner}\u202f:\n${p.url}\n(point de terminaison ${p.endpointId})\n\n` +
+      (p.reason === 'gone'
+        ? 'Pourquoi\u202f: le récepteur a répondu 410 Gone, ce qui signifie qu’il n’existe plus.'
+        : `Pourquoi\u202f: aucune livraison n’a réussi depuis ${p.days} jours alors que ses tentatives échouaient.`) +
+      `\n\nLes nouveaux événements ne lui sont plus envoyés\u202f; ses ${p.pendingEnded} livraisons en attente ont échoué (le journal des livraisons les montre). ` +
+      `Corrigez le récepteur, reprenez le point de terminaison (« Reprendre » dans la console, ou enabled à true dans l’API), puis renvoyez les livraisons nécessaires.` +
+      (p.link ? `\n\nVos webhooks dans la console\u202f:\n${p.link}` : '') +
+      `\n\nVous recevez ce message car votre rôle permet de modifier les webhooks de ${p.partner}.\n`,
+  },
   partnerUsers: {
     nav: 'Utilisateurs',
     title: 'Utilisateurs',

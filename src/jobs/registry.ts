@@ -454,6 +454,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         keys: rt.keys,
         allowPrivate: rt.config.webhooksAllowPrivate,
         now: rt.now,
+        publicUrl: rt.config.publicUrl,
       };
       return async (job) => {
         const outcome = await deliverWebhook(deps, job.data);
@@ -475,10 +476,13 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { policy: 'singleton', retryLimit: 2, expireInSeconds: 600 },
     schedule: '41 * * * *',
     handler: (rt) => async () => {
-      const paused = await pauseFailingEndpoints({ db: rt.db, now: rt.now }, rt.config.webhooksPauseFailing);
+      const paused = await pauseFailingEndpoints(
+        { db: rt.db, now: rt.now, jobs: rt.jobs, keys: rt.keys, publicUrl: rt.config.publicUrl },
+        rt.config.webhooksPauseFailing,
+      );
       for (const p of paused)
         rt.log.warn(
-          { endpointId: p.id, partnerId: p.partnerId, failedAttempts: p.failed },
+          { endpointId: p.id, partnerId: p.partnerId, failedAttempts: p.failed, emailsQueued: p.emailed },
           'webhook endpoint paused: failing for days',
         );
     },
