@@ -20,10 +20,16 @@ import { table, when, type CommandKit } from './kit.ts';
 
 /** Operator commands for partner webhooks (docs/webhooks.md): endpoints, secrets, test events, the delivery log. */
 
+/** `enabled`, or `disabled: <why> since <when>` (manual: the partner or an operator; gone: a 410; failing: for days). */
+const stateOf = (e: WebhookEndpointView) =>
+  e.enabled
+    ? 'enabled'
+    : `disabled: ${e.pausedReason ?? 'manual'}${e.pausedAt ? ` since ${when(new Date(e.pausedAt))}` : ''}`;
+
 const endpointLine = (e: WebhookEndpointView) => [
   e.id,
   e.environment,
-  e.enabled ? 'enabled' : 'disabled',
+  stateOf(e),
   e.eventTypes ? e.eventTypes.join(',') : 'all',
   e.url,
 ];
@@ -150,7 +156,7 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
         const endpoint = await setEndpointEnabled(deps(), { actor }, id, enabled);
         return {
           data: { endpoint },
-          lines: [`Webhook endpoint ${endpoint.id} is ${endpoint.enabled ? 'enabled' : 'disabled'}.`],
+          lines: [`Webhook endpoint ${endpoint.id} is ${stateOf(endpoint)}.`],
         };
       }),
     );

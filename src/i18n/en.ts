@@ -229,6 +229,16 @@ export const en = {
   redelivered: 'Delivery queued again.',
   failing: 'Failing',
   failingHint: 'deliveries failed in the last 24 hours, and the latest attempt',
+  pausedBecause: {
+    manual: 'Paused (by you or by Parasol’s operators)',
+    gone: 'Paused by Parasol: the receiver answered 410 Gone',
+    failing: 'Paused by Parasol: no delivery succeeded for days',
+  },
+  pausedSince: 'since',
+  pausedByPlatform:
+    'Parasol paused an endpoint that no longer receives: its pending deliveries ended failed and new events are not sent to it. Fix the receiver, resume the endpoint, then send again the deliveries you need.',
+  pause: 'Pause',
+  resume: 'Resume',
   noneTicked: 'None ticked: every event type, including those added later.',
   dashboardTitle: 'Dashboard',
   quotesCounted:
@@ -514,6 +524,18 @@ export const en = {
       cancellationAmount: 'Cancellation',
       currency: 'Currency',
     },
+  },
+  webhookPausedMail: {
+    subject: (p) => `A ${p.environment} webhook endpoint of ${p.partner} was paused`,
+    text: (p) =>
+      `Hello,\n\nParasol paused a ${p.environment} webhook endpoint of ${p.partner}:\n${p.url}\n(endpoint ${p.endpointId})\n\n` +
+      (p.reason === 'gone'
+        ? 'Why: the receiver answered 410 Gone, which says it no longer exists.'
+        : `Why: no delivery to it succeeded for ${p.days} days while its attempts kept failing.`) +
+      `\n\nNew events are not sent to it; its ${p.pendingEnded} pending deliveries ended failed (the delivery log shows them). ` +
+      `Fix the receiver, resume the endpoint (enabled: true, or Resume in the console), then send again the deliveries you need.` +
+      (p.link ? `\n\nYour webhooks in the console:\n${p.link}` : '') +
+      `\n\nYou receive this message because your role may change the webhooks of ${p.partner}.\n`,
   },
   partnerUsers: {
     nav: 'Users',

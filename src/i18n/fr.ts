@@ -239,6 +239,16 @@ export const fr = {
   redelivered: 'Livraison remise en file.',
   failing: 'En échec',
   failingHint: 'livraisons en échec ces dernières 24 heures, dont la dernière tentative',
+  pausedBecause: {
+    manual: 'En pause (par vous ou par les opérateurs de Parasol)',
+    gone: 'Mise en pause par Parasol\u202f: le récepteur a répondu 410 Gone',
+    failing: 'Mise en pause par Parasol\u202f: aucun envoi réussi depuis plusieurs jours',
+  },
+  pausedSince: 'depuis le',
+  pausedByPlatform:
+    'Parasol a mis en pause une adresse qui ne reçoit plus\u202f: ses envois en attente ont échoué et les nouveaux événements ne lui sont pas envoyés. Réparez le récepteur, reprenez l’adresse, puis renvoyez les envois utiles.',
+  pause: 'Mettre en pause',
+  resume: 'Reprendre',
   noneTicked: 'Aucune case cochée\u202f: tous les types, y compris ceux ajoutés plus tard.',
   dashboardTitle: 'Tableau de bord',
   quotesCounted:
@@ -527,6 +537,18 @@ export const fr = {
       cancellationAmount: 'Annulation',
       currency: 'Devise',
     },
+  },
+  webhookPausedMail: {
+    subject: (p) => `Un point de terminaison de webhooks ${p.environment} de ${p.partner} a été mis en pause`,
+    text: (p) =>
+      `Bonjour,\n\nParasol a mis en pause un point de terminaison de webhooks ${p.environment} de ${p.partner}\u202f:\n${p.url}\n(point de terminaison ${p.endpointId})\n\n` +
+      (p.reason === 'gone'
+        ? 'Pourquoi\u202f: le récepteur a répondu 410 Gone, ce qui signifie qu’il n’existe plus.'
+        : `Pourquoi\u202f: aucune livraison n’a réussi depuis ${p.days} jours alors que ses tentatives échouaient.`) +
+      `\n\nLes nouveaux événements ne lui sont plus envoyés\u202f; ses ${p.pendingEnded} livraisons en attente ont échoué (le journal des livraisons les montre). ` +
+      `Corrigez le récepteur, reprenez le point de terminaison (« Reprendre » dans la console, ou enabled à true dans l’API), puis renvoyez les livraisons nécessaires.` +
+      (p.link ? `\n\nVos webhooks dans la console\u202f:\n${p.link}` : '') +
+      `\n\nVous recevez ce message car votre rôle permet de modifier les webhooks de ${p.partner}.\n`,
   },
   partnerUsers: {
     nav: 'Utilisateurs',

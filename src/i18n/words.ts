@@ -256,6 +256,13 @@ export interface Words {
   redelivered: string;
   failing: string;
   failingHint: string;
+  /** An endpoint's pause, by its reason (the API's pausedReason), and since when. */
+  pausedBecause: Record<'manual' | 'gone' | 'failing', string>;
+  pausedSince: string;
+  /** At the top of the webhooks page when the platform paused an endpoint (410 Gone, failing for days). */
+  pausedByPlatform: string;
+  pause: string;
+  resume: string;
   noneTicked: string;
   dashboardTitle: string;
   quotesCounted: string;
@@ -517,6 +524,23 @@ export interface Words {
     configFields: Record<'formula' | 'commissionRate' | 'delayTiers' | 'cancellationAmount' | 'currency', string>;
   };
   /** Partner users (issue 14 §2): roles, the console's Users page, invitations, password reset, the email outbox. */
+  /**
+   * The email to a partner's users holding the webhooks permission when Parasol pauses one of its
+   * endpoints (webhooks/pause-notice.ts): `reason` the API's pausedReason (gone or failing).
+   */
+  webhookPausedMail: {
+    subject: (p: { partner: string; environment: string }) => string;
+    text: (p: {
+      partner: string;
+      environment: string;
+      url: string;
+      endpointId: string;
+      reason: 'gone' | 'failing';
+      days: number;
+      pendingEnded: number;
+      link: string | null;
+    }) => string;
+  };
   partnerUsers: {
     nav: string;
     title: string;

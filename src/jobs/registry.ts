@@ -21,7 +21,7 @@ import {
   type SmsProvider,
 } from '../notify/index.ts';
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
-import { deliverWebhook, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
+import { deliverWebhook, pauseFailingEndpoints, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank, runScheduledSepaBatch, settleAchPayouts, type SettleWarning } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
@@ -83,6 +83,8 @@ declare module '../platform/jobs.ts' {
     webhooks_deliver: DeliveryJob;
     /** Queues again the webhook attempts whose job was lost: every 10 minutes. */
     webhooks_requeue: NoPayload;
+    /** Pauses the webhook endpoints failing for days (PARASOL_WEBHOOKS_PAUSE_FAILING_*): hourly, at :41. */
+    webhooks_pause_failing: NoPayload;
     /** Creates the missing flight watches, closes those without contracts: every 5 minutes. */
     flights_plan: NoPayload;
     /** Leases the due watches and queues their checks: every minute. */
@@ -105,6 +107,7 @@ export interface WorkerContext {
     | 'twilio'
     | 'smtp'
     | 'webhooksAllowPrivate'
+    | 'webhooksPauseFailing'
     | 'flightProvider'
     | 'insurer'
     | 'sepaDebtor'
@@ -451,6 +454,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         keys: rt.keys,
         allowPrivate: rt.config.webhooksAllowPrivate,
         now: rt.now,
+        publicUrl: rt.config.publicUrl,
       };
       return async (job) => {
         const outcome = await deliverWebhook(deps, job.data);
@@ -465,6 +469,22 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     handler: (rt) => async () => {
       const requeued = await requeueStaleDeliveries({ db: rt.db, jobs: rt.jobs, now: rt.now });
       if (requeued > 0) rt.log.warn({ requeued }, 'webhook attempts whose job was lost queued again');
+    },
+  },
+  webhooks_pause_failing: {
+    // one run at a time (two at once would still pause each endpoint once: pause-failing.ts)
+    policy: { policy: 'singleton', retryLimit: 2, expireInSeconds: 600 },
+    schedule: '41 * * * *',
+    handler: (rt) => async () => {
+      const paused = await pauseFailingEndpoints(
+        { db: rt.db, now: rt.now, jobs: rt.jobs, keys: rt.keys, publicUrl: rt.config.publicUrl },
+        rt.config.webhooksPauseFailing,
+      );
+      for (const p of paused)
+        rt.log.warn(
+          { endpointId: p.id, partnerId: p.partnerId, failedAttempts: p.failed, emailsQueued: p.emailed },
+          'webhook endpoint paused: failing for days',
+        );
     },
   },
   flights_plan: {

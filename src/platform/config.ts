@@ -113,6 +113,12 @@ export interface Config {
   /** Whether webhook URLs may be plain http and reach loopback/private addresses (development only). */
   readonly webhooksAllowPrivate: boolean;
   /**
+   * An endpoint with no successful attempt for `days` days and at least `attempts` failed ones in
+   * that time is paused, reason failing (webhooks/pause-failing.ts): PARASOL_WEBHOOKS_PAUSE_FAILING_DAYS
+   * (default 5, 1 to 60) and PARASOL_WEBHOOKS_PAUSE_FAILING_ATTEMPTS (default 20, 1 to 100000).
+   */
+  readonly webhooksPauseFailing: { readonly days: number; readonly attempts: number };
+  /**
    * Production's flight-status provider (sandbox and preproduction always use the simulator);
    * undefined: production watches are kept and retried with a logged warning.
    */
@@ -428,6 +434,10 @@ export function loadConfig(env: Env = process.env): Config {
     sepaBatchSchedule: sepaBatchScheduleConfig(env),
     sepaCutOff: sepaCutOffConfig(env),
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
+    webhooksPauseFailing: {
+      days: integer(env, 'PARASOL_WEBHOOKS_PAUSE_FAILING_DAYS', 5, 1, 60),
+      attempts: integer(env, 'PARASOL_WEBHOOKS_PAUSE_FAILING_ATTEMPTS', 20, 1, 100_000),
+    },
     flightProvider,
     metricsPort,
     insurer: insurerConfig(env),

@@ -609,10 +609,18 @@ export interface WebhookEndpointsTable {
   /** null = every event type */
   event_types: string[] | null;
   enabled: Generated<boolean>;
+  /** Why it is paused (migration 0067); null while enabled. */
+  paused_reason: WebhookPausedReason | null;
+  paused_at: NullableTimestamp;
+  /** When it was last enabled again after a pause. */
+  resumed_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   removed_at: NullableTimestamp;
 }
+
+/** Why an endpoint is paused: by the partner or an operator, a 410 Gone, or failing for days. */
+export type WebhookPausedReason = 'manual' | 'gone' | 'failing';
 
 export interface WebhookEventsTable {
   id: string;

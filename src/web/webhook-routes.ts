@@ -9,6 +9,7 @@ import {
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
+  setEndpointEnabled,
   type WebhookDeps,
 } from '../webhooks/index.ts';
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
@@ -29,7 +30,7 @@ import {
   type WebDeps,
 } from './web-kit.ts';
 
-/** The console's webhook endpoints: add, test-send, rotate the secret, remove, and the delivery log. */
+/** The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the delivery log. */
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const webhooks: WebhookDeps = {
     db: deps.db,
@@ -116,6 +117,14 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     change('/console/webhooks/deliveries/:id/redeliver', async (request, environment) => {
       await redeliver(webhooks, scopeOf(request, environment), request.params.id ?? '');
       return { notice: 'redelivered' };
+    });
+    change('/console/webhooks/:id/pause', async (request, environment) => {
+      await setEndpointEnabled(webhooks, scopeOf(request, environment), request.params.id ?? '', false);
+      return {};
+    });
+    change('/console/webhooks/:id/resume', async (request, environment) => {
+      await setEndpointEnabled(webhooks, scopeOf(request, environment), request.params.id ?? '', true);
+      return {};
     });
     change('/console/webhooks/:id/remove', async (request, environment) => {
       await removeEndpoint(webhooks, scopeOf(request, environment), request.params.id ?? '');

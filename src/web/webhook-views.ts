@@ -35,6 +35,7 @@ export function webhooksPage(
     html`<h1>${w.webhooksTitle}</h1><p>${w.webhooksIntro}</p>
 <form method="get" action="/console/webhooks" class="row"><div><label for="w-env">${w.environment}</label><select id="w-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
 ${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${endpoints.some((e) => e.pausedReason === 'gone' || e.pausedReason === 'failing') ? html`<p class="alert" role="alert" data-paused-by-platform>${w.pausedByPlatform}</p>` : ''}
 ${outcome.notice ? html`<p class="notice" role="status">${outcome.notice === 'test' ? w.testSent : w.redelivered}</p>` : ''}
 ${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
 ${
@@ -45,10 +46,11 @@ ${
         html`<table><caption class="visually-hidden">${w.webhooksTitle}</caption><thead><tr><th scope="col">URL</th><th scope="col">${w.eventTypes}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${endpoints.map(
           (
             e,
-          ) => html`<tr><td><code class="id">${e.url}</code>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td>${e.eventTypes?.join(', ') ?? w.allTypes}</td><td>${e.enabled ? w.active : '—'}${health.get(e.id)?.failing ? html` <strong data-failing title="${health.get(e.id)!.failedLastDay} ${w.failingHint}">${w.failing}</strong>` : ''}</td>
+          ) => html`<tr><td><code class="id">${e.url}</code>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td>${e.eventTypes?.join(', ') ?? w.allTypes}</td><td>${e.enabled ? w.active : html`<span data-paused="${e.pausedReason ?? ''}">${w.pausedBecause[e.pausedReason ?? 'manual']}</span>${e.pausedAt ? html` <span class="muted">${w.pausedSince} ${formatDate(new Date(e.pausedAt), ctx.lang, '')}</span>` : ''}`}${health.get(e.id)?.failing ? html` <strong data-failing title="${health.get(e.id)!.failedLastDay} ${w.failingHint}">${w.failing}</strong>` : ''}</td>
 <td class="row">${
             mayChange(ctx, 'webhooks')
-              ? html`<form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
+              ? html`<form method="post" action="/console/webhooks/${e.id}/${e.enabled ? 'pause' : 'resume'}">${csrf}${env}<button type="submit" class="secondary">${e.enabled ? w.pause : w.resume}</button></form>
+<form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form>`
               : ''

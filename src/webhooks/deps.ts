@@ -13,6 +13,8 @@ export interface WebhookDeps {
   allowPrivate: boolean;
   now: () => Date;
   resolve?: Resolver | undefined;
+  /** PARASOL_PUBLIC_URL: the console link in the email telling a partner Parasol paused an endpoint (none: no link). */
+  publicUrl?: string | undefined;
   /** This process's cache of live endpoints, dropped at once by the use cases that change endpoints (none: the CLI). */
   endpoints?: WebhookEndpointCache | undefined;
 }

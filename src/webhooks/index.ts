@@ -31,6 +31,7 @@ export {
   type WebhookEndpointView,
 } from './webhooks.ts';
 export { WebhookEndpointCache } from './endpoint-cache.ts';
+export { pauseFailingEndpoints } from './pause-failing.ts';
 export type { Resolver } from './webhook-url.ts';
 export { webhookApiRoutes } from './routes.ts';
 export { webhookDocumentation } from './event-schemas.ts';

@@ -16,3 +16,12 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 /** A delivery: retried while `pending`, then `succeeded` or `failed` (attempts exhausted, or its endpoint removed). */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** Why a delivery ended without its attempts when its endpoint was paused (its `last_error`), per pause reason. */
+export function pauseEndedReason(reason: 'manual' | 'gone' | 'failing'): string {
+  return {
+    manual: 'endpoint disabled',
+    gone: 'endpoint disabled: the receiver answered 410 Gone',
+    failing: 'endpoint paused: no successful attempt for days (failing)',
+  }[reason];
+}

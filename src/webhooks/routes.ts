@@ -4,7 +4,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { PartnerDirectory } from '../partners/index.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { PageLimit, StringEnum } from '../platform/schema.ts';
-import { callerOf, securePartnerApi, type OperatorAuthenticator } from '../platform/partner-api.ts';
+import {
+  callerOf,
+  IdempotencyHeader,
+  replyIdempotent,
+  securePartnerApi,
+  type OperatorAuthenticator,
+} from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import type { WebhookDeps } from './deps.ts';
@@ -55,8 +61,13 @@ export const WebhookEndpoint = Type.Object(
     }),
     enabled: Type.Boolean({
       description:
-        'A disabled endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL; set it back to true to resume.',
+        'A disabled (paused) endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL, or when no attempt has succeeded for days (see `pausedReason`); set it back to true to resume.',
     }),
+    pausedReason: Type.Union([StringEnum(['manual', 'gone', 'failing'] as const), Type.Null()], {
+      description:
+        'Why it is paused; null while enabled. `manual`: paused by you or by a Parasol operator; `gone`: the receiver answered 410 Gone at this URL; `failing`: no attempt succeeded for days while many failed (docs/webhooks.md, "Paused endpoints"). Cleared on resume.',
+    }),
+    pausedAt: Type.Union([DateTime, Type.Null()], { description: 'When it was paused; null while enabled.' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -175,6 +186,7 @@ export function webhookApiRoutes(
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'flight-delay', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
     const scopeOf = (request: Parameters<typeof callerOf>[0]) => {
       const caller = callerOf(request);
       return { actor: caller.actor, partnerId: caller.partnerId, environment: caller.environment };
@@ -205,18 +217,26 @@ export function webhookApiRoutes(
         operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint',
         description: CREATE_ENDPOINT_DESCRIPTION,
+        headers: IdempotencyHeader,
         body: CreateEndpointBody,
         response: {
           201: Type.Object({ endpoint: WebhookEndpoint, secret: Secret }, { description: 'Registered' }),
           ...problemResponses({ 409: ['webhook_endpoint_limit'], 422: ['webhook_url_not_allowed'] }),
         },
       },
-      handler: async (request, reply) => {
-        const created = await addEndpoint(deps, scopeOf(request), request.body);
-        // the route's own path (under the API's prefix) and the new id: where the endpoint is read
-        reply.header('Location', `${request.routeOptions.url}/${created.endpoint.id}`);
-        return reply.code(201).send({ endpoint: strip(created.endpoint), secret: created.secret });
-      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'webhooks.create_endpoint',
+          status: 201,
+          run: async (trx) => {
+            const created = await addEndpoint(deps, scopeOf(request), request.body, trx);
+            return { endpoint: strip(created.endpoint), secret: created.secret };
+          },
+          // committed (or replayed): this process's cache of live endpoints learns it at once
+          after: () => deps.endpoints?.invalidate(),
+          // the route's own path (under the API's prefix) and the new id: where the endpoint is read
+          location: (created) => `${request.routeOptions.url}/${(created.endpoint as { id: string }).id}`,
+        }),
     });
 
     app.get('/webhooks/endpoints/:id', {

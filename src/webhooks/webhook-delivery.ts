@@ -5,7 +5,8 @@ import { audit } from '../platform/audit.ts';
 import { decrypt, type EncryptionKeys } from '../platform/crypto.ts';
 import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
-import type { DeliveryJob } from './model.ts';
+import { pauseEndedReason, type DeliveryJob } from './model.ts';
+import { tellPartnerEndpointPaused } from './pause-notice.ts';
 import type { WebhookDeps } from './deps.ts';
 
 /**
@@ -51,7 +52,7 @@ export const maxAttempts = (schedule: readonly number[] = RETRY_SCHEDULE_SECONDS
 /** A receiver has this long to answer (connection, headers and body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Why the pending deliveries of an endpoint paused on a 410 ended. */
-const GONE = 'endpoint disabled: the receiver answered 410 Gone';
+const GONE = pauseEndedReason('gone');
 /** A worker holds a delivery this long at most; longer than any attempt takes. */
 const LEASE_MS = 45_000;
 
@@ -108,7 +109,7 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
     await repo.abandonDelivery(
       deps.db,
       target.id,
-      target.removed_at ? 'endpoint removed' : 'endpoint disabled',
+      target.removed_at ? 'endpoint removed' : pauseEndedReason(target.paused_reason ?? 'manual'),
       deps.now(),
     );
     return 'failed';
@@ -140,15 +141,34 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
   const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   let paused = false;
   const outcome = await deps.db.transaction().execute(async (trx): Promise<DeliveryOutcome> => {
-    // 410 Gone: the receiver is no more (Standard Webhooks). The endpoint's row is locked first, as
-    // every change of an endpoint does (the endpoint, then its deliveries): one lock order, no deadlock.
-    // Still at the URL that answered, the delivery ends without a retry and a live endpoint is paused;
-    // moved meanwhile (or removed), the 410 came from a receiver that is no longer its own: an
-    // ordinary failure, whose next attempt goes to the new URL.
-    const endpoint =
-      result.statusCode === 410 ? await repo.findEndpoint(trx, {}, target.endpoint_id, { forUpdate: true }) : undefined;
+    // Every outcome reads the endpoint's row locked first, as every change of an endpoint does (the
+    // endpoint, then its deliveries): one lock order, no deadlock. FOR SHARE — attempts of one endpoint
+    // record side by side — except on a 410, which may pause it (FOR UPDATE, taken at once: a shared
+    // lock upgraded later could deadlock with another 410). A pause (partner, sweep) takes FOR UPDATE,
+    // so it waits for an outcome being recorded and then sees it: the failing sweep's re-check sees a
+    // success recorded meanwhile and leaves the endpoint live (pause-failing.ts).
+    // 410 Gone: the receiver is no more (Standard Webhooks). Still at the URL that answered, the delivery
+    // ends without a retry and a live endpoint is paused; moved meanwhile, the 410 came from
+    // a receiver that is no longer its own: an ordinary failure, whose next attempt goes to the new URL.
+    // A failure whose endpoint was paused or removed while this attempt was being sent (the pause leaves
+    // a delivery being sent to record its own attempt) ends here, its attempt logged and the pause's
+    // reason given, rather than waiting hours for a retry that would only find the endpoint paused.
+    const endpoint = await repo.findEndpoint(
+      trx,
+      {},
+      target.endpoint_id,
+      result.statusCode === 410 ? { forUpdate: true } : { forShare: true },
+    );
     const gone = result.statusCode === 410 && (endpoint === undefined || endpoint.url === target.url);
-    const delay = succeeded || gone ? null : retryDelayMs(job.attempt, schedule);
+    const stopped =
+      succeeded || gone
+        ? null
+        : endpoint === undefined
+          ? 'endpoint removed'
+          : endpoint.enabled
+            ? null
+            : pauseEndedReason(endpoint.paused_reason ?? 'manual');
+    const delay = succeeded || gone || stopped ? null : retryDelayMs(job.attempt, schedule);
     const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
     const recorded = await repo.recordAttempt(trx, target.id, {
       attempt: job.attempt,
@@ -156,12 +176,13 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
       statusCode: result.statusCode,
       durationMs: result.durationMs,
       error: succeeded ? null : result.error,
+      ...(stopped ? { deliveryError: excerpt(`${stopped}; last attempt: ${result.error ?? 'failed'}`, 500) } : {}),
       status: succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed',
       nextAttemptAt,
     });
     if (!recorded) return 'skipped';
     if (gone && endpoint?.enabled) {
-      await repo.updateEndpoint(trx, endpoint.id, { enabled: false });
+      await repo.updateEndpoint(trx, endpoint.id, { enabled: false, paused_reason: 'gone', paused_at: at });
       // a delivery another worker is sending records its own outcome (its 410 finds the endpoint paused)
       const ended = await repo.failPendingDeliveries(trx, endpoint.id, GONE, at, { skipHeldAt: deps.now() });
       await audit(trx, {
@@ -172,6 +193,16 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
         entityId: target.endpoint_id,
         action: 'disabled',
         data: { reason: 'gone', deliveryId: target.id, pendingDeliveriesEnded: ended },
+      });
+      await tellPartnerEndpointPaused(deps, trx, {
+        endpointId: endpoint.id,
+        partnerId: endpoint.partner_id,
+        environment: endpoint.environment,
+        url: endpoint.url,
+        reason: 'gone',
+        pausedAt: at,
+        days: 0,
+        pendingEnded: ended,
       });
       paused = true;
     }

@@ -7,6 +7,7 @@ import type {
   WebhookDeliveryStatus,
   WebhookEndpointsTable,
   WebhookEventsTable,
+  WebhookPausedReason,
 } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
@@ -116,12 +117,13 @@ export async function findEndpoint(
   db: Executor,
   scope: Scope,
   id: string,
-  options: { forUpdate?: boolean } = {},
+  options: { forUpdate?: boolean; forShare?: boolean } = {},
 ): Promise<EndpointRow | undefined> {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('removed_at', 'is', null);
   if (scope.partnerId !== undefined) query = query.where('partner_id', '=', scope.partnerId);
   if (scope.environment !== undefined) query = query.where('environment', '=', scope.environment);
   if (options.forUpdate) query = query.forUpdate();
+  else if (options.forShare) query = query.forShare();
   return query.executeTakeFirst();
 }
 
@@ -149,6 +151,9 @@ export async function updateEndpoint(
       | 'previous_secret_enc'
       | 'previous_secret_expires_at'
       | 'enabled'
+      | 'paused_reason'
+      | 'paused_at'
+      | 'resumed_at'
       | 'removed_at'
       | 'url'
       | 'description'
@@ -236,6 +241,7 @@ export interface DeliveryTarget {
   previous_secret_enc: string | null;
   previous_secret_expires_at: Date | null;
   enabled: boolean;
+  paused_reason: WebhookPausedReason | null;
   removed_at: Date | null;
 }
 
@@ -262,6 +268,7 @@ export async function findDeliveryTarget(db: Executor, id: string): Promise<Deli
       'e.previous_secret_enc',
       'e.previous_secret_expires_at',
       'e.enabled',
+      'e.paused_reason',
       'e.removed_at',
     ])
     .where('d.id', '=', id)
@@ -274,6 +281,8 @@ export interface AttemptOutcome {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The delivery's `last_error` when it differs from the attempt's (why it ended: its endpoint paused). */
+  deliveryError?: string | undefined;
   status: WebhookDeliveryStatus;
   nextAttemptAt: Date | null;
 }
@@ -290,7 +299,7 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
       attempts: o.attempt,
       last_attempt_at: o.at,
       last_status_code: o.statusCode,
-      last_error: o.error,
+      last_error: o.deliveryError ?? o.error,
       next_attempt_at: o.nextAttemptAt,
       locked_until: null,
       completed_at: o.status === 'pending' ? null : o.at,
@@ -366,6 +375,7 @@ export async function findDeliveryForUpdate(
       'd.status',
       'd.attempts',
       'e.enabled',
+      'e.paused_reason',
       'e.removed_at',
     ])
     .where('d.id', '=', id);
@@ -585,4 +595,43 @@ export async function findClaimsForEvents(
     ORDER BY cl.claim_number
   `.execute(trx);
   return rows.rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the failing sweep (pause-failing.ts)
+
+export interface FailingEndpoint {
+  id: string;
+  partner_id: string;
+  environment: Environment;
+  url: string;
+  failed: number;
+}
+
+/**
+ * The enabled, live endpoints (all, or the one named) created and last resumed before `since` whose
+ * attempts since `since` number at least `minFailed` failed and none succeeded (an attempt without
+ * error). Read per endpoint through the deliveries' index on (endpoint_id, last_attempt_at)
+ * (migration 0068: a delivery attempted since then has its last attempt since then), then their attempts.
+ */
+export async function failingEndpoints(
+  db: Executor,
+  q: { since: Date; minFailed: number; endpointId?: string | undefined },
+): Promise<FailingEndpoint[]> {
+  const only = q.endpointId === undefined ? sql`` : sql`AND e.id = ${q.endpointId}`;
+  const result = await sql<FailingEndpoint>`
+    SELECT e.id, e.partner_id, e.environment, e.url, s.failed::int AS failed
+    FROM webhook_endpoints e
+    CROSS JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE a.error IS NOT NULL) AS failed,
+             count(*) FILTER (WHERE a.error IS NULL) AS succeeded
+      FROM webhook_deliveries d
+      JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.at >= ${q.since}
+      WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${q.since}
+    ) s
+    WHERE e.enabled AND e.removed_at IS NULL ${only}
+      AND e.created_at <= ${q.since} AND (e.resumed_at IS NULL OR e.resumed_at <= ${q.since})
+      AND s.succeeded = 0 AND s.failed >= ${q.minFailed}
+    ORDER BY e.id`.execute(db);
+  return result.rows.map((r) => ({ ...r, failed: Number(r.failed) }));
 }

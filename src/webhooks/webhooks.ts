@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
-import type { Environment, WebhookDeliveryStatus } from '../platform/db-schema.ts';
+import type { Environment, WebhookDeliveryStatus, WebhookPausedReason } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
-import { PREVIOUS_SECRET_GRACE_MS } from './model.ts';
+import { pauseEndedReason, PREVIOUS_SECRET_GRACE_MS } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
   eventRow,
@@ -47,6 +47,12 @@ export interface WebhookEndpointView {
   /** The event types sent to this endpoint; null = every type (including types added later). */
   eventTypes: WebhookEventType[] | null;
   enabled: boolean;
+  /**
+   * Why it is paused, null while enabled: `manual` (the partner or an operator), `gone` (the receiver
+   * answered 410 Gone), `failing` (no successful attempt for days: pause-failing.ts).
+   */
+  pausedReason: WebhookPausedReason | null;
+  pausedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -74,6 +80,9 @@ function view(row: repo.EndpointRow): WebhookEndpointView {
     description: row.description,
     eventTypes: row.event_types as WebhookEventType[] | null,
     enabled: row.enabled,
+    // paused by a version before migration 0067's backfill ran: said manual, at its last change
+    pausedReason: row.enabled ? null : (row.paused_reason ?? 'manual'),
+    pausedAt: row.enabled ? null : (row.paused_at ?? row.updated_at).toISOString(),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -133,17 +142,21 @@ function endpointDescription(text: string | null | undefined): string | null {
   return maskPersonalDataIn(typed) || null;
 }
 
-/** Registers an endpoint; answers its secret, once. */
+/**
+ * Registers an endpoint; answers its secret, once. In its own transaction, or in `trx` when given
+ * (the API's Idempotency-Key: the caller then drops `deps.endpoints` once it has committed).
+ */
 export async function addEndpoint(
   deps: WebhookDeps,
   scope: WebhookScope & { partnerId: string; environment: Environment },
   input: AddEndpointInput,
+  trx?: Trx,
 ): Promise<EndpointWithSecret> {
   const eventTypes = parseEventTypes(input.eventTypes);
   const description = endpointDescription(input.description);
   const url = await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
   const secret = newWebhookSecret();
-  const row = await deps.db.transaction().execute(async (trx) => {
+  const insert = async (trx: Trx) => {
     // the partner row lock serialises concurrent additions, so the limit holds
     await repo.lockPartnerEndpoints(trx, scope.partnerId);
     if ((await repo.countLiveEndpoints(trx, scope.partnerId, scope.environment)) >= MAX_ENDPOINTS) {
@@ -170,7 +183,9 @@ export async function addEndpoint(
       data: { url: created.url, eventTypes },
     });
     return created;
-  });
+  };
+  if (trx) return { endpoint: view(await insert(trx)), secret };
+  const row = await deps.db.transaction().execute(insert);
   deps.endpoints?.invalidate();
   return { endpoint: view(row), secret };
 }
@@ -209,7 +224,11 @@ async function changeEndpoint<T>(
   return changed;
 }
 
-/** Removes an endpoint: nothing more is sent to it, its pending deliveries end failed. */
+/**
+ * Removes an endpoint: nothing more is sent to it, its pending deliveries end failed (`endpoint
+ * removed`); one a worker is sending at that moment records its attempt, then ends with that reason
+ * (webhook-delivery.ts), as on a pause. Answers the endpoint as it was before the removal.
+ */
 export async function removeEndpoint(
   deps: WebhookDeps,
   scope: WebhookScope,
@@ -217,8 +236,8 @@ export async function removeEndpoint(
 ): Promise<WebhookEndpointView> {
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     const now = deps.now();
-    const removed = await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
-    const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now);
+    await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
+    const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now, { skipHeldAt: now });
     await audit(trx, {
       actor: scope.actor,
       partnerId: row.partner_id,
@@ -228,13 +247,15 @@ export async function removeEndpoint(
       action: 'removed',
       data: { url: row.url, pendingDeliveriesEnded: ended },
     });
-    return view(removed);
+    return view(row); // as it was (OpenAPI): a removed endpoint is not paused, it has no pausedReason
   });
 }
 
 /**
- * Pauses or resumes an endpoint. A paused endpoint gets no new deliveries and its pending ones end
- * failed (they would otherwise arrive hours late, out of order).
+ * Pauses (reason `manual`) or resumes an endpoint. A paused endpoint gets no new deliveries and its
+ * pending ones end failed (they would otherwise arrive hours late, out of order); one a worker is
+ * sending at that moment records its attempt, then ends (webhook-delivery.ts), so the log shows what
+ * the receiver answered. Resuming clears the reason.
  */
 export async function setEndpointEnabled(
   deps: WebhookDeps,
@@ -244,8 +265,17 @@ export async function setEndpointEnabled(
 ): Promise<WebhookEndpointView> {
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     if (row.enabled === enabled) return view(row);
-    const updated = await repo.updateEndpoint(trx, row.id, { enabled });
-    const ended = enabled ? 0 : await repo.failPendingDeliveries(trx, row.id, 'endpoint disabled', deps.now());
+    const now = deps.now();
+    const updated = await repo.updateEndpoint(
+      trx,
+      row.id,
+      enabled
+        ? { enabled, paused_reason: null, paused_at: null, resumed_at: now }
+        : { enabled, paused_reason: 'manual', paused_at: now },
+    );
+    const ended = enabled
+      ? 0
+      : await repo.failPendingDeliveries(trx, row.id, pauseEndedReason('manual'), now, { skipHeldAt: now });
     await audit(trx, {
       actor: scope.actor,
       partnerId: row.partner_id,
@@ -253,7 +283,7 @@ export async function setEndpointEnabled(
       entity: 'webhook_endpoint',
       entityId: row.id,
       action: enabled ? 'enabled' : 'disabled',
-      data: enabled ? {} : { pendingDeliveriesEnded: ended },
+      data: enabled ? { previousReason: row.paused_reason } : { reason: 'manual', pendingDeliveriesEnded: ended },
     });
     return view(updated);
   });
@@ -287,6 +317,8 @@ export async function updateEndpointSettings(
   const changed = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     const values = {
       ...(url !== undefined ? { url } : {}),
+      // a new URL is a new receiver: the failing sweep counts its attempts from now (pause-failing.ts)
+      ...(url !== undefined && url !== row.url ? { resumed_at: deps.now() } : {}),
       ...(description !== undefined ? { description } : {}),
       ...(eventTypes !== undefined ? { event_types: eventTypes } : {}),
     };

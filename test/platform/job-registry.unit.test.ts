@@ -50,6 +50,7 @@ describe('job registry', () => {
       sms_requeue: '*/10 * * * *',
       email_requeue: '*/10 * * * *',
       webhooks_requeue: '*/10 * * * *',
+      webhooks_pause_failing: '41 * * * *',
       claims_expire: '*/15 * * * *',
       claims_remind: '7,22,37,52 * * * *',
       web_sessions_purge: '23 * * * *',

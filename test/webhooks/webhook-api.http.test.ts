@@ -208,6 +208,106 @@ describe('webhooks through the API', () => {
   });
 });
 
+describe('creating an endpoint with an Idempotency-Key', () => {
+  const create = (partner: TestPartner, key: string, body: object) =>
+    t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...partner.auth, 'idempotency-key': key, 'content-type': 'application/json' },
+      payload: body,
+    });
+
+  it('a retry with the same key and body answers the same 201 (secret included) and registers nothing more; another body is refused', async () => {
+    const partner = await createTestPartner(t.db);
+    const key = `hooks-${uniqueSlug()}`;
+    const body = { url: receiver.url(`/idem/${process.pid}`), eventTypes: ['claim.paid'] };
+    const first = await create(partner, key, body);
+    assert.equal(first.statusCode, 201, first.body);
+    const replay = await create(partner, key, body);
+    assert.equal(replay.statusCode, 201, replay.body);
+    assert.equal(replay.body, first.body, 'the same bytes: the same endpoint and secret');
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.headers.location, first.headers.location);
+    const { endpoint, secret } = JSON.parse(first.body) as { endpoint: { id: string }; secret: string };
+    assert.match(first.headers.location as string, new RegExp(`/webhooks/endpoints/${endpoint.id}$`));
+    const rows = await t.db.selectFrom('webhook_endpoints').select('id').where('partner_id', '=', partner.id).execute();
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [endpoint.id],
+      'one endpoint',
+    );
+    const stored = await t.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('partner_id', '=', partner.id)
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    assert.equal(JSON.stringify(stored).includes(secret.slice('whsec_'.length)), false, 'the secret is not in clear');
+
+    const other = await create(partner, key, { ...body, eventTypes: ['claim.opened'] });
+    assert.equal(other.statusCode, 422, other.body);
+    assert.equal(JSON.parse(other.body).code, 'idempotency_key_reused');
+    const stranger = await createTestPartner(t.db);
+    const theirs = await create(stranger, key, body);
+    assert.equal(theirs.statusCode, 201, 'a key is per partner');
+    assert.notEqual(JSON.parse(theirs.body).endpoint.id, endpoint.id);
+  });
+});
+
+describe('a paused endpoint says why', () => {
+  it('API: pausedReason and pausedAt while paused, cleared on resume', async () => {
+    const partner = await createTestPartner(t.db);
+    const created = await call('POST', '/webhooks/endpoints', partner, { url: receiver.url(`/why/${process.pid}`) });
+    const id = created.body.endpoint.id as string;
+    assert.deepEqual([created.body.endpoint.pausedReason, created.body.endpoint.pausedAt], [null, null]);
+    const paused = await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: false });
+    assert.equal(paused.status, 200, JSON.stringify(paused.body));
+    assert.equal(paused.body.pausedReason, 'manual');
+    assert.match(paused.body.pausedAt, /^\d{4}-\d\d-\d\dT/);
+    const read = await call('GET', `/webhooks/endpoints/${id}`, partner);
+    assert.deepEqual([read.body.enabled, read.body.pausedReason], [false, 'manual']);
+    const resumed = await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: true });
+    assert.deepEqual([resumed.body.enabled, resumed.body.pausedReason, resumed.body.pausedAt], [true, null, null]);
+  });
+
+  it('console: pause and resume; an endpoint Parasol paused is said at the top of the page, with its reason', async () => {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('hooks')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'webhook console password' });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, 'webhook console password')).statusCode, 303);
+    const created = await call('POST', '/webhooks/endpoints', partner, { url: receiver.url(`/cons/${process.pid}`) });
+    const id = created.body.endpoint.id as string;
+
+    const page = await browser.get('/console/webhooks');
+    assert.doesNotMatch(page.body, /data-paused/);
+    const paused = await browser.post(`/console/webhooks/${id}/pause`, {
+      _csrf: csrfOf(page.body)!,
+      env: partner.environment,
+    });
+    assert.equal(paused.statusCode, 200, paused.body.slice(0, 500));
+    assert.match(paused.body, /data-paused="manual"/);
+    assert.doesNotMatch(paused.body, /data-paused-by-platform/, 'the partner paused it: no alert');
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`, partner)).body.pausedReason, 'manual');
+    const resumed = await browser.post(`/console/webhooks/${id}/resume`, {
+      _csrf: csrfOf(paused.body)!,
+      env: partner.environment,
+    });
+    assert.equal(resumed.statusCode, 200);
+    assert.doesNotMatch(resumed.body, /data-paused/);
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`, partner)).body.enabled, true);
+
+    await t.db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: false, paused_reason: 'failing', paused_at: new Date() })
+      .where('id', '=', id)
+      .execute();
+    const told = await browser.get('/console/webhooks');
+    assert.match(told.body, /data-paused="failing"/);
+    assert.match(told.body, /data-paused-by-platform/);
+  });
+});
+
 describe('webhooks with the endpoints cached (as in production)', () => {
   let cached: TestApp;
   before(async () => {

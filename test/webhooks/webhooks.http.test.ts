@@ -1130,11 +1130,21 @@ describe('CLI', () => {
     assert.equal(rotated.code, 0, rotated.err);
     assert.notEqual(JSON.parse(rotated.out).secret, doc.secret);
 
-    assert.equal((await cli(['webhooks', 'disable', id])).code, 0);
+    const disabled = await cli(['webhooks', 'disable', id]);
+    assert.equal(disabled.code, 0, disabled.err);
+    assert.match(disabled.out, /is disabled: manual since /);
+    const pausedList = await cli(['webhooks', 'list', partner.slug]);
+    assert.match(pausedList.out, new RegExp(`${id}\\s+sandbox\\s+disabled: manual since `), 'why, and since when');
     const refusedTest = await cli(['webhooks', 'test', id]);
     assert.equal(refusedTest.code, 1);
     assert.match(refusedTest.err, /disabled/);
-    assert.equal((await cli(['webhooks', 'enable', id])).code, 0);
+    const enabled = await cli(['--json', 'webhooks', 'enable', id]);
+    assert.equal(enabled.code, 0, enabled.err);
+    assert.deepEqual(
+      [JSON.parse(enabled.out).endpoint.enabled, JSON.parse(enabled.out).endpoint.pausedReason],
+      [true, null],
+      'resuming clears the reason',
+    );
 
     const removed = await cli(['webhooks', 'remove', id]);
     assert.equal(removed.code, 0, removed.err);

@@ -335,7 +335,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an HTTPS endpoint on the public Internet for the given event types (all when absent). The answer carries its signing secret, once. At most 10 endpoints per environment (409 webhook_endpoint_limit); a URL that is not HTTPS or resolves to a private address answers 422 webhook_url_not_allowed.
+         * @description Registers an HTTPS endpoint on the public Internet for the given event types (all when absent). The answer carries its signing secret, once. At most 10 endpoints per environment (409 webhook_endpoint_limit); a URL that is not HTTPS or resolves to a private address answers 422 webhook_url_not_allowed. Honours Idempotency-Key: a retry with the same key and body within 48 hours answers the same 201, byte for byte (the same endpoint and the same secret, kept sealed with the response; `Idempotent-Replayed: true`) and registers nothing more; the same key with another body answers 422 idempotency_key_reused.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -367,7 +367,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed). Deliveries still pending go to the new URL at their next attempt, and keep their events even when the new event types leave them out.
+         * @description Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling pauses it (`pausedReason` manual) and ends its pending deliveries (failed; one being sent at that moment records what the receiver answered first); enabling resumes it and clears `pausedReason`. Deliveries still pending go to the new URL at their next attempt, and keep their events even when the new event types leave them out.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -1284,8 +1284,12 @@ export interface components {
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
             eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.voided" | "claim.customer_unreachable")[] | null;
-            /** @description A disabled endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL; set it back to true to resume. */
+            /** @description A disabled (paused) endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL, or when no attempt has succeeded for days (see `pausedReason`); set it back to true to resume. */
             enabled: boolean;
+            /** @description Why it is paused; null while enabled. `manual`: paused by you or by a Parasol operator; `gone`: the receiver answered 410 Gone at this URL; `failing`: no attempt succeeded for days while many failed (docs/webhooks.md, "Paused endpoints"). Cleared on resume. */
+            pausedReason: ("manual" | "gone" | "failing") | null;
+            /** @description When it was paused; null while enabled. */
+            pausedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -7264,7 +7268,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7292,6 +7299,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -7385,7 +7393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `webhook_endpoint_limit` */
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `webhook_endpoint_limit` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7396,11 +7404,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:webhook_endpoint_limit",
-                     *       "title": "Too many webhook endpoints",
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "webhook_endpoint_limit",
+                     *       "code": "idempotency_request_in_progress",
                      *       "instance": "/flight-delay/v1/webhooks/endpoints",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
@@ -7470,7 +7478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
