@@ -79,7 +79,16 @@ describe('the policyholder and the plate, as a policy-administration system send
   });
 
   it('refuses what reorders or hides a name (a right-to-left override, a Hangul filler), not the joiners Persian and Indic names write', async () => {
-    for (const hidden of ['Mar\u202etin', '\u3164', 'Mar\u3164tin', 'Mar\u2029tin', 'Mar\u034ftin']) {
+    // the variation selectors too (U+FE0F, U+E0100): invisible, as the bank-details page's rule has always said
+    for (const hidden of [
+      'Mar\u202etin',
+      '\u3164',
+      'Mar\u3164tin',
+      'Mar\u2029tin',
+      'Mar\u034ftin',
+      'Martin\ufe0f',
+      'Mar\u{e0100}tin',
+    ]) {
       const res = await create(motor({ policyholder: { ...HOLDER, lastName: hidden } }));
       assert.deepEqual(fieldsOf(res.body), ['/policyholder/lastName invalid_format'], JSON.stringify(hidden));
       assert.equal(
