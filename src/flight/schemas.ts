@@ -9,6 +9,7 @@ import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
 import { CONTRACT_CHANGES, CONTRACT_STATUSES } from './model.ts';
 import { CUSTOMER_LANGUAGES } from '../platform/language.ts';
+import { PERSON_NAME_DESCRIPTION } from '../platform/person-name.ts';
 import { PageLimit, StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
@@ -445,8 +446,8 @@ export const SubscribeRequest = Type.Object(
     quoteReference: Type.String({ minLength: 10, maxLength: 2000 }),
     customer: Type.Object(
       {
-        firstName: Type.String({ minLength: 1, maxLength: 100 }),
-        lastName: Type.String({ minLength: 1, maxLength: 100 }),
+        firstName: Type.String({ minLength: 1, maxLength: 100, description: PERSON_NAME_DESCRIPTION }),
+        lastName: Type.String({ minLength: 1, maxLength: 100, description: PERSON_NAME_DESCRIPTION }),
         email: Type.String({ format: 'email', maxLength: 254 }),
         phone: Type.String({
           pattern: '^\\+[1-9][0-9]{6,14}$',

@@ -2239,7 +2239,9 @@ export interface operations {
                 "application/json": {
                     quoteReference: string;
                     customer: {
+                        /** @description Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Blank: required. Checked and stored trimmed. */
                         firstName: string;
+                        /** @description Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Blank: required. Checked and stored trimmed. */
                         lastName: string;
                         /** Format: email */
                         email: string;
