@@ -2,7 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, isIsoCurrency } from '../platform/money.ts';
+import { amountOrError, currencyError } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
 import type { LimitsSnapshot } from './snapshot.ts';
@@ -141,7 +141,6 @@ export async function releaseExposure(
   noteAfterCommit(trx, request.snapshot, amounts);
 }
 
-const CURRENCY = /^[A-Z]{3}$/;
 /** Caps above this are refused as typing errors (10^13 minor units: 100 billion euros). */
 export const MAX_CAP = 10_000_000_000_000;
 
@@ -150,9 +149,10 @@ function capScope(input: { environment: string; currency: string }, errors: Fiel
   if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
     errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
   const currency = input.currency.trim().toUpperCase();
-  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default
-  if (!CURRENCY.test(currency) || !isIsoCurrency(currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default;
+  // one on a code no agreement can be in (XDR, HRK) caps nothing
+  const refused = currencyError(currency, '/currency');
+  if (refused) errors.push(refused);
   return currency;
 }
 

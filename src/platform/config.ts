@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { bicMatchesCountry } from './bic.ts';
-import { isIsoCurrency, untransferableCurrency } from './money.ts';
+import { currencyError } from './money.ts';
 import { abaChecksumValid } from './routing-number.ts';
 
 /**
@@ -622,11 +622,10 @@ function debtorAccountsConfig(
     const bic = rawBic.toUpperCase();
     const fail = (message: string) =>
       new ConfigError('PARASOL_SEPA_DEBTOR_ACCOUNTS', `"${currency}": ${message} (CCY:IBAN:BIC, separated by spaces)`);
-    if (rest.length > 0 || !/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
-      throw fail('each account must be CCY:IBAN:BIC with an ISO 4217 currency code');
+    if (rest.length > 0) throw fail('each account must be CCY:IBAN:BIC');
+    const refused = currencyError(currency, 'CCY');
+    if (refused) throw fail(`the currency ${refused.message}`);
     if (currency === 'EUR') throw fail('the EUR account is PARASOL_SEPA_DEBTOR_IBAN and _BIC');
-    const why = untransferableCurrency(currency);
-    if (why) throw fail(`cannot be paid by bank transfer: ${why}`);
     if (accounts[currency]) throw fail('is listed twice');
     if (!isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2)))
       throw fail('the IBAN must be that of a SEPA-country account');

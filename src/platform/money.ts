@@ -11,8 +11,8 @@ const exponents = new Map<string, number>();
 let isoCurrencies: ReadonlySet<string> | undefined;
 
 /**
- * Whether a three-letter code is an ISO 4217 currency (Intl's list): an amount in minor units of
- * any other code has no meaning, its minor unit being unknown.
+ * Whether a three-letter code is in Intl's list of ISO 4217 currencies: what formatting and
+ * `currencyExponent` know. Not a validation of a typed code — that is `currencyError`.
  */
 export function isIsoCurrency(code: string): boolean {
   isoCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
@@ -20,22 +20,57 @@ export function isIsoCurrency(code: string): boolean {
 }
 
 /**
- * ISO 4217 codes that Intl lists but that no bank transfer can carry: a partner cannot configure them
- * (its customers could never be paid), and a payout already in one is refused by the production batch
- * (docs/payouts.md, "Currencies"). Units of account, and currencies withdrawn since Intl's list was made.
+ * ISO 4217 codes that no amount of insurance can be in — no premium, compensation, cap or payout:
+ * no bank transfer carries them, and a payout already in one is refused by the production batch
+ * (docs/payouts.md, "Currencies"). Intl may list some of them (which ones depends on the ICU Node is
+ * built with): this table decides, whatever it lists. Units of account, fund codes, precious metals, the testing and "no currency" codes,
+ * and currencies withdrawn since Intl's list was made.
  */
 const UNTRANSFERABLE_CURRENCIES: Readonly<Record<string, string>> = {
   XDR: 'the special drawing right is a unit of account of the IMF, not money a bank transfers',
   XSU: 'the sucre is a unit of account between central banks, not money a bank transfers',
+  XUA: 'the ADB unit of account is not money a bank transfers',
+  ...Object.fromEntries(
+    ['XBA', 'XBB', 'XBC', 'XBD'].map((c) => [c, 'a European bond-market unit is not money a bank transfers']),
+  ),
+  ...Object.fromEntries(['XAU', 'XAG', 'XPD', 'XPT'].map((c) => [c, 'a precious metal is not money a bank transfers'])),
+  ...Object.fromEntries(
+    ['BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW'].map((c) => [
+      c,
+      'a fund code (an indexed or same-day unit beside the currency) is not money a bank transfers',
+    ]),
+  ),
+  XTS: 'the code is reserved for testing',
+  XXX: 'the code means "no currency"',
   HRK: 'the kuna was withdrawn: Croatia pays in EUR since 1 January 2023',
   CUC: 'the Cuban convertible peso was withdrawn in 2021',
   ZWL: 'the Zimbabwe dollar was replaced by the ZWG in 2024',
   ANG: 'the Netherlands Antillean guilder was replaced by the Caribbean guilder (XCG) in 2025',
 };
 
-/** Why no bank transfer can pay in this ISO 4217 currency; undefined when one can. */
+/** Why no amount can be in this ISO 4217 code (no bank transfer pays in it); undefined when one can. */
 export function untransferableCurrency(code: string): string | undefined {
-  return UNTRANSFERABLE_CURRENCIES[code];
+  return Object.hasOwn(UNTRANSFERABLE_CURRENCIES, code) ? UNTRANSFERABLE_CURRENCIES[code] : undefined;
+}
+
+/** The stable wording of a refused currency: the start of every message of `currencyError`. */
+export const CURRENCY_RULE = 'must be an ISO 4217 currency code such as EUR';
+
+/**
+ * The one check of a currency code typed or configured for amounts — an agreement's currency, a cap's,
+ * an insurer account's (PARASOL_SEPA_DEBTOR_ACCOUNTS), a policy's premium and trip cost, a payment
+ * file's: three capitals of Intl's ISO 4217 list (`invalid_format`: "EURO", "ERU", "eur" — callers
+ * upper-case what people type), and none that no amount can be in (`not_allowed`, with why: XDR,
+ * XAU, a fund code, XTS, XXX, a withdrawn currency like HRK). An amount in minor units of any other
+ * code has no meaning, its minor unit being unknown, or could never be paid.
+ */
+export function currencyError(code: string, field: string): FieldError | undefined {
+  // the codes no amount can be in first: refused the same way whether this Node's ICU lists them or not
+  const why = untransferableCurrency(code);
+  if (why) return { field, code: 'not_allowed', message: `${CURRENCY_RULE} (${code}: ${why})` };
+  if (!/^[A-Z]{3}$/.test(code) || !isIsoCurrency(code))
+    return { field, code: 'invalid_format', message: CURRENCY_RULE };
+  return undefined;
 }
 
 /**

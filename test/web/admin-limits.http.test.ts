@@ -171,7 +171,7 @@ describe('operator console — limits', () => {
       amount: '9',
     });
     assert.equal(typo.statusCode, 422, 'a code longer than 3 letters is refused, not cut to KWD');
-    assert.match(typo.body, /currency: must be an ISO 4217 code/, 'the problem is the currency');
+    assert.match(typo.body, /currency: must be an ISO 4217 currency code/, 'the problem is the currency');
     assert.doesNotMatch(typo.body, /amount: /, 'not the amount, which is fine');
     const notIso = await operator.post('/admin/limits/caps', {
       _csrf: csrf,
@@ -180,7 +180,22 @@ describe('operator console — limits', () => {
       amount: '9',
     });
     assert.equal(notIso.statusCode, 422, 'three letters that are no ISO 4217 code');
-    assert.match(notIso.body, /currency: must be an ISO 4217 code/);
+    assert.match(notIso.body, /currency: must be an ISO 4217 currency code/);
+    // ISO codes no agreement can be in (the agreement's rule, platform/money.ts currencyError): a cap on one caps nothing
+    for (const currency of ['HRK', 'XDR']) {
+      const unusable = await operator.post('/admin/limits/caps', {
+        _csrf: csrf,
+        environment: 'preproduction',
+        currency,
+        amount: '9',
+      });
+      assert.equal(unusable.statusCode, 422, currency);
+      assert.match(
+        unusable.body,
+        new RegExp(`currency: must be an ISO 4217 currency code such as EUR \\(${currency}: `),
+      );
+    }
+    assert.ok(!(await listCaps(t.db)).some((c) => c.currency === 'HRK' || c.currency === 'XDR'), 'none saved');
     const saved = (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD');
     assert.equal(saved?.amount, 1500);
   });
