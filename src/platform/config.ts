@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { bicMatchesCountry } from './bic.ts';
+import { hasHiddenCharacter } from './hidden-characters.ts';
 import { currencyError } from './money.ts';
 import { abaChecksumValid } from './routing-number.ts';
 
@@ -160,9 +161,9 @@ export const DEMO_INSURER: Insurer = Object.freeze({
 function insurerConfig(env: Env): Insurer {
   const text = (name: string, fallback: string, max: number) => {
     const value = optional(env, name) ?? fallback;
-    // eslint-disable-next-line no-control-regex
-    if (value.length > max || /[\u0000-\u001f\u007f]/.test(value))
-      throw new ConfigError(name, `must be at most ${max} characters, without control characters`);
+    // printed on every SMS, letter and PDF: the rule of typed text (hidden-characters.ts, as a brand name)
+    if (value.length > max || hasHiddenCharacter(value))
+      throw new ConfigError(name, `must be at most ${max} characters, without control or invisible characters`);
     return value;
   };
   const email = (name: string, fallback: string) => {

@@ -20,7 +20,7 @@ import type { FieldError } from './errors.ts';
  * "SkyFly ✈" without it is taken — an SMS or a PDF font may show the one as the other), and neither
  * does the bank-details page's account holder (the name goes into a Latin-only payment file).
  */
-// the combining grapheme joiner is a Default_Ignorable_Code_Point: inside the class, never after a letter
+// the combining grapheme joiner (U+034F), the variation selectors and the Hangul fillers are Default_Ignorable_Code_Point
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 const HIDDEN_BUT_JOINERS = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 
