@@ -61,6 +61,9 @@ describe('customer languages and the partner brand', () => {
       const refused = await browser.post('/console/brand', { _csrf: csrf, brandName: hidden });
       assert.equal(refused.statusCode, 422, JSON.stringify(hidden));
       assert.match(refused.body, /No control or invisible characters/);
+      // the emoji's case named, with what to type instead
+      assert.match(refused.body, /nor an emoji&#39;s colour selector: type \u2708 rather than \u2708\ufe0f\./);
+      assert.match(refused.body, /id="f-brandName-hint">[^<]*type \u2708 rather than \u2708\ufe0f/);
     }
     const noCsrf = await browser.post('/console/brand', { brandName: 'SkyFly' });
     assert.equal(noCsrf.statusCode, 403);
