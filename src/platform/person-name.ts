@@ -5,8 +5,8 @@ import { hasHiddenCharacter, hiddenCharacterError } from './hidden-characters.ts
  * The rule of a person's name as a partner or a customer types it — a policyholder's first and last
  * name (policy-admin API), a Flight Delay customer's (/subscribe), and, under its stricter rule of its
  * own, the account holder on the bank-details page (payouts/account-holder.ts): not blank, no control
- * or invisible character (hidden-characters.ts; the zero-width non-joiner and joiner of Persian and
- * Indic names allowed), and a letter of any script (a name of "-", "." or a zero-width joiner alone
+ * or invisible character (hidden-characters.ts; the zero-width non-joiner and joiner allowed between
+ * two letters of a script that writes them, as Persian and Indic names do), and a letter of any script (a name of "-", "." or a zero-width joiner alone
  * names nobody). Checked on the name trimmed, as it is stored: a line break sent last ("Jean\n") is
  * trimmed away, not refused.
  */
@@ -40,4 +40,4 @@ export function personNameError(name: string, field: string): FieldError | undef
 
 /** The rule as the OpenAPI descriptions say it (policy-admin and Flight Delay names alike). */
 export const PERSON_NAME_DESCRIPTION =
-  'Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Blank: required. Checked and stored trimmed.';
+  'Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed.';

@@ -20,7 +20,8 @@ export function checkPhone(phone: string, field: string): FieldError[] {
  * A control or invisible character (a line break, a tab, a direction mark, a zero-width space, a
  * variation selector, a Hangul filler: platform/hidden-characters.ts): no address line, make or model
  * holds one — every document, letter and export that prints it would break on it, or read another
- * text. The zero-width non-joiner and joiner are allowed (Persian and Indic addresses write them).
+ * text. The zero-width non-joiner and joiner are allowed between two letters of a script that writes
+ * them (Persian and Indic addresses do), not elsewhere.
  * Checked on the value as stored, trimmed: a line break sent last is trimmed away, not refused.
  */
 export const hasHiddenCharacter = (text: string): boolean => hiddenIn(text.trim(), { joiners: true });

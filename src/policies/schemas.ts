@@ -31,7 +31,7 @@ const Airport = (description: string) =>
 /** What a name must be beyond its length (the person-name rule, platform/person-name.ts). */
 const NAME_RULE = PERSON_NAME_DESCRIPTION;
 const NO_CONTROL =
-  'No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.';
+  'No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.';
 /** A currency as amounts take it (platform/money.ts, currencyError). */
 const CURRENCY =
   'ISO 4217 currency code that amounts can be in: an unknown code is invalid_format; a fund code, a precious metal, XDR, XTS, XXX or a withdrawn currency such as HRK is not_allowed.';

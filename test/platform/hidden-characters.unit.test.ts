@@ -39,10 +39,30 @@ describe('text a person typed hides no character (platform/hidden-characters.ts)
   });
 
   it('allows the zero-width non-joiner and joiner only with `joiners` (Persian and Indic names)', () => {
-    for (const text of ['مهر\u200cآوا', 'क्\u200dष']) {
+    // Persian (a ZWNJ after a letter, after a vowel sign), Devanagari (a ZWJ after a virama), Sinhala (Sri), Urdu
+    for (const text of ['مهر\u200cآوا', 'مهرَ\u200cآوا', 'क्\u200dष', 'अर्\u200dध', 'ශ්\u200dරී', 'می\u200cخواهم']) {
       assert.equal(hasHiddenCharacter(text, { joiners: true }), false, text);
       assert.equal(hasHiddenCharacter(text), true, text);
     }
+  });
+
+  it('refuses a joiner that joins nothing: leading, trailing, beside a space or a joiner, or in a Latin, Greek, Cyrillic word', () => {
+    for (const text of [
+      '\u200cJohn',
+      'Martin\u200d',
+      'Jo\u200dhn',
+      'Jo\u200chn',
+      'Rene\u0301\u200dx',
+      'Σ\u200cκ',
+      'Ива\u200dн',
+      '\u200cمهر',
+      'مهر\u200c',
+      'مهر \u200cآوا',
+      'مهر\u200c\u200dآوا',
+      'क्\u200d',
+      '12\u200c34',
+    ])
+      assert.equal(hasHiddenCharacter(text, { joiners: true }), true, JSON.stringify(text));
   });
 
   it('takes visible text of any script, marks after letters, and an emoji without its variation selector', () => {

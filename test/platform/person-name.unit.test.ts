@@ -19,7 +19,11 @@ describe('a person’s name as typed (platform/person-name.ts)', () => {
       ['Mar\u{e0100}tin', 'hidden'],
       ['-', 'no_letter'],
       ['.', 'no_letter'],
-      ['\u200d', 'no_letter'],
+      // a joiner between no two letters of a script that writes it shows nothing (hidden-characters.ts)
+      ['\u200d', 'hidden'],
+      ['Martin\u200d', 'hidden'],
+      ['\u200cJohn', 'hidden'],
+      ['Jo\u200dhn', 'hidden'],
       ['12', 'no_letter'],
     ] as const)
       assert.equal(personNameIssue(name), issue, JSON.stringify(name));
