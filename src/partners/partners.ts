@@ -4,6 +4,7 @@ import { FORMULAS, MAX_POLICY_PASSENGERS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
 import { amountOrError, currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
@@ -20,6 +21,9 @@ export async function createPartner(db: Db, actor: string, input: { slug: string
     });
   if (input.name.trim().length === 0 || input.name.length > 200)
     errors.push({ field: '/name', code: 'out_of_range', message: 'must be 1-200 characters' });
+  // the brand on every SMS, email and page of a partner without a brand name: the brand name's rule
+  // (platform/hidden-characters.ts, no joiner), on the name as stored
+  else if (hasHiddenCharacter(input.name.trim())) errors.push(hiddenCharacterError('/name'));
   if (errors.length) throw new DomainError('validation_failed', 'The partner is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
     if (await repo.findPartner(trx, input.slug))
