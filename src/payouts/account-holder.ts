@@ -48,10 +48,13 @@ export function checkAccountHolder(text: string): AccountHolderCheck {
     .replace(/\p{Zs}+/gu, ' ')
     .replace(APOSTROPHES, "'");
   if (name.length < 2 || name.length > 70) return { ok: false, code: 'holder_required' };
-  // the person-name rule first; the zero-width joiners it lets through are refused here too
+  // no letter at all (digits, signs, a tab, invisible characters only): say that a name needs letters,
+  // whatever else it holds — the page's most useful words for "1\t2" or "12 34", as before the shared rule
+  if (!/\p{L}/u.test(name)) return { ok: false, code: 'holder_needs_letters' };
+  // then the person-name rule (nothing hidden); the zero-width joiners it lets through in a Persian or
+  // Indic name are refused here too: the name goes into a Latin-only file
   if (hasHiddenCharacter(name)) return { ok: false, code: 'holder_characters' };
   const issue = personNameIssue(name);
-  // no letter at all (digits, signs): say that a name needs letters, whatever else it holds
   if (issue) return { ok: false, code: PERSON_NAME_ISSUES[issue] };
   if (!HOLDER_CHARACTERS.test(name)) return { ok: false, code: 'holder_characters' };
   // SEPA transfers carry names in the Latin character set: a name with nothing left after
