@@ -9,6 +9,7 @@ import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
 import { CONTRACT_CHANGES, CONTRACT_STATUSES } from './model.ts';
 import { CUSTOMER_LANGUAGES } from '../platform/language.ts';
+import { PERSON_NAME_DESCRIPTION } from '../platform/person-name.ts';
 import { PageLimit, StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
@@ -440,13 +441,16 @@ const OperatingFlightOut = Type.Union([Type.String({ maxLength: 8 }), Type.Null(
     'A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber.',
 });
 
+/** A Flight Delay customer's name: the person-name rule, and what changed for partners with it. */
+const CUSTOMER_NAME_DESCRIPTION = `${PERSON_NAME_DESCRIPTION} Changed in November 2026: a name of spaces only was answered \`invalid\` ("must not be blank"); it is now \`required\`, as a policyholder's name and every blank field.`;
+
 export const SubscribeRequest = Type.Object(
   {
     quoteReference: Type.String({ minLength: 10, maxLength: 2000 }),
     customer: Type.Object(
       {
-        firstName: Type.String({ minLength: 1, maxLength: 100 }),
-        lastName: Type.String({ minLength: 1, maxLength: 100 }),
+        firstName: Type.String({ minLength: 1, maxLength: 100, description: CUSTOMER_NAME_DESCRIPTION }),
+        lastName: Type.String({ minLength: 1, maxLength: 100, description: CUSTOMER_NAME_DESCRIPTION }),
         email: Type.String({ format: 'email', maxLength: 254 }),
         phone: Type.String({
           pattern: '^\\+[1-9][0-9]{6,14}$',

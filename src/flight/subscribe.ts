@@ -24,6 +24,7 @@ import type { Caller, FlightDeps } from './deps.ts';
 import { flyingAirline, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { normaliseFlightNumber } from '../reference/index.ts';
 import { parseDeparture } from './legs.ts';
+import { personNameError } from '../platform/person-name.ts';
 import {
   compensationView,
   legView,
@@ -426,8 +427,15 @@ function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['custo
   }
   const firstName = c.firstName.trim();
   const lastName = c.lastName.trim();
-  if (!firstName) errors.push({ code: 'invalid', field: '/customer/firstName', message: 'must not be blank' });
-  if (!lastName) errors.push({ code: 'invalid', field: '/customer/lastName', message: 'must not be blank' });
+  // the person-name rule of every typed name (platform/person-name.ts): as a policyholder's, so the
+  // contract, the claim SMS and the payout's documents never print a blank, a hidden character or no letter
+  for (const [field, name] of [
+    ['/customer/firstName', firstName],
+    ['/customer/lastName', lastName],
+  ] as const) {
+    const error = personNameError(name, field);
+    if (error) errors.push(error);
+  }
   if (errors.length) throw new DomainError('validation_failed', 'The customer is not valid.', { errors });
   return { ...c, firstName, lastName, email: c.email.trim().toLowerCase() };
 }

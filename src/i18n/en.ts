@@ -304,13 +304,15 @@ export const en = {
     intro:
       'The name your customers know you by. Their SMS, emails and bank-details page say e.g. “SkyFly flight delay cover, insured by …”. Empty: your partner name.',
     label: 'Brand name',
-    hint: (min: number, max: number) => `${min} to ${max} characters.`,
+    hint: (min: number, max: number) =>
+      `${min} to ${max} characters, none invisible: type ✈ rather than ✈️ (an emoji's colour selector shows on some phones only).`,
     save: 'Save the brand name',
     saved: 'Brand name saved. Messages written from now on use it.',
     errors: {
       too_short: 'Too short.',
       too_long: 'Too long.',
-      invalid_format: 'No control or invisible characters (line breaks, tabs, direction marks).',
+      invalid_format:
+        "No control or invisible characters (line breaks, tabs, direction marks), nor an emoji's colour selector: type ✈ rather than ✈️.",
     },
   },
   claimDesk: {

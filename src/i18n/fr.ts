@@ -314,14 +314,15 @@ export const fr = {
     intro:
       'Le nom sous lequel vos clients vous connaissent. Leurs SMS, courriels et page de coordonnées bancaires disent par exemple « Assurance retard de vol SkyFly, assurée par … ». Vide\u202f: votre nom de partenaire.',
     label: 'Nom de marque',
-    hint: (min: number, max: number) => `De ${min} à ${max} caractères.`,
+    hint: (min: number, max: number) =>
+      `De ${min} à ${max} caractères, aucun invisible\u202f: tapez ✈ plutôt que ✈️ (le sélecteur de couleur d’un émoji ne s’affiche que sur certains téléphones).`,
     save: 'Enregistrer le nom de marque',
     saved: 'Nom de marque enregistré. Les messages écrits désormais l’utilisent.',
     errors: {
       too_short: 'Trop court.',
       too_long: 'Trop long.',
       invalid_format:
-        'Pas de caractères de contrôle ni invisibles (retours à la ligne, tabulations, marques de direction).',
+        'Pas de caractères de contrôle ni invisibles (retours à la ligne, tabulations, marques de direction), ni de sélecteur de couleur d’émoji\u202f: tapez ✈ plutôt que ✈️.',
     },
   },
   claimDesk: {

@@ -2,7 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, isIsoCurrency } from '../platform/money.ts';
+import { amountOrError, currencyError } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
 import type { LimitsSnapshot } from './snapshot.ts';
@@ -141,18 +141,27 @@ export async function releaseExposure(
   noteAfterCommit(trx, request.snapshot, amounts);
 }
 
-const CURRENCY = /^[A-Z]{3}$/;
 /** Caps above this are refused as typing errors (10^13 minor units: 100 billion euros). */
 export const MAX_CAP = 10_000_000_000_000;
 
-/** The environment and currency of a cap, their errors pushed; the currency upper-cased. */
-function capScope(input: { environment: string; currency: string }, errors: FieldError[]): string {
+/**
+ * The environment and currency of a cap, their errors pushed; the currency upper-cased. A code that is
+ * no currency ("ERU" for EUR) is refused: the cap would leave the intended currency at its default.
+ * One no new agreement can be in (XDR, a withdrawn BGN: `currencyError`) is refused unless `inUse`,
+ * the currencies of the agreements that exist, has it: their flights are still insured, and their
+ * exposure must still be capped. Without `inUse` (readCap has no database) only the former is checked;
+ * setCap checks the latter.
+ */
+function capScope(
+  input: { environment: string; currency: string },
+  errors: FieldError[],
+  inUse?: ReadonlySet<string>,
+): string {
   if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
     errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
   const currency = input.currency.trim().toUpperCase();
-  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default
-  if (!CURRENCY.test(currency) || !isIsoCurrency(currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  const refused = currencyError(currency, '/currency', { inUse });
+  if (refused && (inUse || refused.code !== 'not_allowed')) errors.push(refused);
   return currency;
 }
 
@@ -195,7 +204,8 @@ export async function setCap(
   defaultCapMajor?: number,
 ): Promise<repo.Cap> {
   const errors: FieldError[] = [];
-  const currency = capScope(input, errors);
+  const inUse = new Set((await repo.agreementCurrencies(db)).map((c) => c.currency));
+  const currency = capScope(input, errors, inUse);
   capAmount(input.amount, errors);
   if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
   const environment = input.environment as Environment;

@@ -9,8 +9,11 @@ export const BRAND_NAME = { min: 2, max: 40 } as const;
 
 /**
  * The brand name as stored (spaces collapsed) or the field errors; an empty name means none (the
- * partner's name). A brand name is shown to customers in every SMS and email: no control or
- * invisible character (platform/hidden-characters.ts), where "Sky\u202Eylf" would read as another name.
+ * partner's name). A brand name is shown to customers in every SMS, email and PDF: no control or
+ * invisible character (platform/hidden-characters.ts, without its `joiners` option), where
+ * "Sky\u202Eylf" would read as another name — nor a variation selector: an emoji is taken in its
+ * plain form ("✈"), not with the VS16 that asks for its colour form ("✈\uFE0F"), which a customer's
+ * phone or a PDF font may show or not.
  */
 export function checkBrandName(raw: string): { value: string | null; errors: FieldError[] } {
   if (hasHiddenCharacter(raw)) return { value: null, errors: [hiddenCharacterError('brandName')] };

@@ -4,13 +4,8 @@ import { FORMULAS, MAX_POLICY_PASSENGERS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import {
-  amountOrError,
-  isIsoCurrency,
-  largestTransfer,
-  toDecimalString,
-  untransferableCurrency,
-} from '../platform/money.ts';
+import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
+import { amountOrError, currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -26,6 +21,9 @@ export async function createPartner(db: Db, actor: string, input: { slug: string
     });
   if (input.name.trim().length === 0 || input.name.length > 200)
     errors.push({ field: '/name', code: 'out_of_range', message: 'must be 1-200 characters' });
+  // the brand on every SMS, email and page of a partner without a brand name: the brand name's rule
+  // (platform/hidden-characters.ts, no joiner), on the name as stored
+  else if (hasHiddenCharacter(input.name.trim())) errors.push(hiddenCharacterError('/name'));
   if (errors.length) throw new DomainError('validation_failed', 'The partner is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
     if (await repo.findPartner(trx, input.slug))
@@ -118,8 +116,8 @@ export function agreementTermsFrom(text: AgreementText, errors: FieldError[]): A
   const currency = text.currency.trim().toUpperCase();
   let compensationMin = 0;
   let compensationMax = 0;
-  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  const refused = currencyError(currency, '/currency');
+  if (refused) errors.push(refused);
   else {
     compensationMin = amountOrError(text.compensationMin, currency, '/compensationMin', errors);
     compensationMax = amountOrError(text.compensationMax, currency, '/compensationMax', errors);
@@ -162,16 +160,11 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
     });
   }
   // an ISO 4217 code (Intl's list), not any three letters: every amount of the agreement, its contracts and
-  // the ledger is in minor units of that currency, whose number of decimals only a real code tells
-  if (!/^[A-Z]{3}$/.test(input.currency) || !isIsoCurrency(input.currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
-  // its customers' compensation is paid by bank transfer in that currency: refused now, not when a claim waits
-  else if (untransferableCurrency(input.currency))
-    errors.push({
-      field: '/currency',
-      code: 'not_allowed',
-      message: `${input.currency} cannot be paid by bank transfer: ${untransferableCurrency(input.currency)}`,
-    });
+  // the ledger is in minor units of that currency, whose number of decimals only a real code tells; and
+  // one a bank transfer pays in (not XDR, HRK…): its customers' compensation is paid in it — refused now,
+  // not when a claim waits
+  const refused = currencyError(input.currency, '/currency');
+  if (refused) errors.push(refused);
   rate('/taxRate', input.taxRate, 0.99);
   const min = rate('/commissionMin', input.commissionMin, 0.9);
   const max = rate('/commissionMax', input.commissionMax, 0.9);

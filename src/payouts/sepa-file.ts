@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Document } from 'sepa';
 import { DomainError, type FieldError, type FieldErrorCode } from '../platform/errors.ts';
-import { isIsoCurrency, largestTransfer, toDecimalString, untransferableCurrency } from '../platform/money.ts';
+import { currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount } from './bank-account.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
@@ -108,10 +108,8 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     );
   const currency = input.currency ?? 'EUR';
   const sepa = currency === 'EUR';
-  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
-    fail('/currency', 'must be an ISO 4217 currency code', 'invalid_format');
-  else if (untransferableCurrency(currency))
-    fail('/currency', `cannot be paid by bank transfer: ${untransferableCurrency(currency)}`, 'not_allowed');
+  const refusedCurrency = currencyError(currency, '/currency');
+  if (refusedCurrency) errors.push(refusedCurrency);
   const validCurrency = !errors.some((e) => e.field === '/currency');
   if (!isSepaIdentifier(input.paymentInfoId)) fail('/paymentInfoId', 'must be 1 to 35 SEPA identifier characters');
   if (!(input.createdAt instanceof Date) || Number.isNaN(input.createdAt.getTime()))

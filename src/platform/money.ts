@@ -11,8 +11,8 @@ const exponents = new Map<string, number>();
 let isoCurrencies: ReadonlySet<string> | undefined;
 
 /**
- * Whether a three-letter code is an ISO 4217 currency (Intl's list): an amount in minor units of
- * any other code has no meaning, its minor unit being unknown.
+ * Whether a three-letter code is in Intl's list of ISO 4217 currencies: what formatting and
+ * `currencyExponent` know. Not a validation of a typed code — that is `currencyError`.
  */
 export function isIsoCurrency(code: string): boolean {
   isoCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
@@ -20,22 +20,255 @@ export function isIsoCurrency(code: string): boolean {
 }
 
 /**
- * ISO 4217 codes that Intl lists but that no bank transfer can carry: a partner cannot configure them
- * (its customers could never be paid), and a payout already in one is refused by the production batch
- * (docs/payouts.md, "Currencies"). Units of account, and currencies withdrawn since Intl's list was made.
+ * The ISO 4217 currency codes in force (List One, as of 2026), written out: what Parasol accepts must
+ * not change with the ICU Node is built with (package.json allows Node >= 20.11, whose ICU lacks codes
+ * added since — XCG 2025, ZWG 2024 — and ICU lists none of VED, the fund codes, the metals, XTS, XXX,
+ * while it still lists withdrawn ones: HRK, BGN, SLL). The codes below that no amount can be in are
+ * then refused by name (`UNTRANSFERABLE_CURRENCIES`). VED (the digital bolívar, Venezuela's 2021
+ * redenomination, List One beside VES) is accepted: it is current and has two decimals, like VES.
+ */
+const ISO_4217_CODES: ReadonlySet<string> = new Set([
+  'AED',
+  'AFN',
+  'ALL',
+  'AMD',
+  'AOA',
+  'ARS',
+  'AUD',
+  'AWG',
+  'AZN',
+  'BAM',
+  'BBD',
+  'BDT',
+  'BHD',
+  'BIF',
+  'BMD',
+  'BND',
+  'BOB',
+  'BOV',
+  'BRL',
+  'BSD',
+  'BTN',
+  'BWP',
+  'BYN',
+  'BZD',
+  'CAD',
+  'CDF',
+  'CHE',
+  'CHF',
+  'CHW',
+  'CLF',
+  'CLP',
+  'CNY',
+  'COP',
+  'COU',
+  'CRC',
+  'CUP',
+  'CVE',
+  'CZK',
+  'DJF',
+  'DKK',
+  'DOP',
+  'DZD',
+  'EGP',
+  'ERN',
+  'ETB',
+  'EUR',
+  'FJD',
+  'FKP',
+  'GBP',
+  'GEL',
+  'GHS',
+  'GIP',
+  'GMD',
+  'GNF',
+  'GTQ',
+  'GYD',
+  'HKD',
+  'HNL',
+  'HTG',
+  'HUF',
+  'IDR',
+  'ILS',
+  'INR',
+  'IQD',
+  'IRR',
+  'ISK',
+  'JMD',
+  'JOD',
+  'JPY',
+  'KES',
+  'KGS',
+  'KHR',
+  'KMF',
+  'KPW',
+  'KRW',
+  'KWD',
+  'KYD',
+  'KZT',
+  'LAK',
+  'LBP',
+  'LKR',
+  'LRD',
+  'LSL',
+  'LYD',
+  'MAD',
+  'MDL',
+  'MGA',
+  'MKD',
+  'MMK',
+  'MNT',
+  'MOP',
+  'MRU',
+  'MUR',
+  'MVR',
+  'MWK',
+  'MXN',
+  'MXV',
+  'MYR',
+  'MZN',
+  'NAD',
+  'NGN',
+  'NIO',
+  'NOK',
+  'NPR',
+  'NZD',
+  'OMR',
+  'PAB',
+  'PEN',
+  'PGK',
+  'PHP',
+  'PKR',
+  'PLN',
+  'PYG',
+  'QAR',
+  'RON',
+  'RSD',
+  'RUB',
+  'RWF',
+  'SAR',
+  'SBD',
+  'SCR',
+  'SDG',
+  'SEK',
+  'SGD',
+  'SHP',
+  'SLE',
+  'SOS',
+  'SRD',
+  'SSP',
+  'STN',
+  'SVC',
+  'SYP',
+  'SZL',
+  'THB',
+  'TJS',
+  'TMT',
+  'TND',
+  'TOP',
+  'TRY',
+  'TTD',
+  'TWD',
+  'TZS',
+  'UAH',
+  'UGX',
+  'USD',
+  'USN',
+  'UYI',
+  'UYU',
+  'UYW',
+  'UZS',
+  'VED',
+  'VES',
+  'VND',
+  'VUV',
+  'WST',
+  'XAF',
+  'XAG',
+  'XAU',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XCD',
+  'XCG',
+  'XDR',
+  'XOF',
+  'XPD',
+  'XPF',
+  'XPT',
+  'XSU',
+  'XTS',
+  'XUA',
+  'XXX',
+  'YER',
+  'ZAR',
+  'ZMW',
+  'ZWG',
+]);
+
+/**
+ * Codes no amount of insurance can be in — no new premium, compensation, agreement or insurer account:
+ * no bank transfer carries them, and a payout already in one is refused by the production batch
+ * (docs/payouts.md, "Currencies"). Units of account, fund codes, precious metals, the testing and
+ * "no currency" codes, and withdrawn currencies (not in `ISO_4217_CODES`: refused, not unknown, so the
+ * answer says why). A cap may still be set on one that existing agreements are in (limits/exposure.ts).
  */
 const UNTRANSFERABLE_CURRENCIES: Readonly<Record<string, string>> = {
   XDR: 'the special drawing right is a unit of account of the IMF, not money a bank transfers',
   XSU: 'the sucre is a unit of account between central banks, not money a bank transfers',
-  HRK: 'the kuna was withdrawn: Croatia pays in EUR since 1 January 2023',
+  XUA: 'the ADB unit of account is not money a bank transfers',
+  ...Object.fromEntries(
+    ['XBA', 'XBB', 'XBC', 'XBD'].map((c) => [c, 'a European bond-market unit is not money a bank transfers']),
+  ),
+  ...Object.fromEntries(['XAU', 'XAG', 'XPD', 'XPT'].map((c) => [c, 'a precious metal is not money a bank transfers'])),
+  ...Object.fromEntries(
+    ['BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW'].map((c) => [
+      c,
+      'a fund code (an indexed or same-day unit beside the currency) is not money a bank transfers',
+    ]),
+  ),
+  XTS: 'the code is reserved for testing',
+  XXX: 'the code means "no currency"',
+  HRK: 'the kuna was withdrawn: Croatia pays in EUR since 1 January 2023 (1 EUR = 7.53450 HRK)',
+  BGN: 'the lev was withdrawn: Bulgaria pays in EUR since 1 January 2026 (1 EUR = 1.95583 BGN), the lev is no legal tender since 1 February 2026',
+  SLL: 'the old leone was replaced by the new leone (SLE, 1 SLE = 1000 SLL) between 2022 and 2024',
   CUC: 'the Cuban convertible peso was withdrawn in 2021',
   ZWL: 'the Zimbabwe dollar was replaced by the ZWG in 2024',
   ANG: 'the Netherlands Antillean guilder was replaced by the Caribbean guilder (XCG) in 2025',
 };
 
-/** Why no bank transfer can pay in this ISO 4217 currency; undefined when one can. */
+/** Why no amount can be in this code (no bank transfer pays in it); undefined when one can. */
 export function untransferableCurrency(code: string): string | undefined {
-  return UNTRANSFERABLE_CURRENCIES[code];
+  return Object.hasOwn(UNTRANSFERABLE_CURRENCIES, code) ? UNTRANSFERABLE_CURRENCIES[code] : undefined;
+}
+
+/** The stable wording of a refused currency: the start of every message of `currencyError`. */
+export const CURRENCY_RULE = 'must be an ISO 4217 currency code such as EUR';
+
+/**
+ * The one check of a currency code typed or configured for amounts — an agreement's currency, a cap's,
+ * an insurer account's (PARASOL_SEPA_DEBTOR_ACCOUNTS), a policy's premium and trip cost, a payment
+ * file's: three capitals of the ISO 4217 codes in force (`ISO_4217_CODES`, not Intl's list:
+ * `invalid_format` for "EURO", "ERU", "eur" — callers upper-case what people type), and none that no
+ * amount can be in (`not_allowed`, with why: XDR, XAU, a fund code, XTS, XXX, a withdrawn currency
+ * like HRK or BGN). An amount in minor units of any other code has no meaning, its minor unit being
+ * unknown, or could never be paid. `inUse`: the codes existing business is in (a cap limits the
+ * exposure of agreements already in BGN): a refused code among them passes — no new business in it,
+ * but what exists can still be limited.
+ */
+export function currencyError(
+  code: string,
+  field: string,
+  options: { inUse?: ReadonlySet<string> | undefined } = {},
+): FieldError | undefined {
+  const why = untransferableCurrency(code);
+  if (why)
+    return options.inUse?.has(code)
+      ? undefined
+      : { field, code: 'not_allowed', message: `${CURRENCY_RULE} (${code}: ${why})` };
+  if (!ISO_4217_CODES.has(code)) return { field, code: 'invalid_format', message: CURRENCY_RULE };
+  return undefined;
 }
 
 /**

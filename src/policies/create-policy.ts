@@ -8,7 +8,7 @@ import {
 } from '../home/index.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
-import { isIsoCurrency } from '../platform/money.ts';
+import { currencyError } from '../platform/money.ts';
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -55,7 +55,6 @@ export const MAX_COVER_YEARS: Record<Product, number> = { home: 10, motor: 10, o
 /** How far ahead a policy may start (sold in advance), and how far back one may be recorded (a migration). */
 export const MAX_YEARS_AHEAD = 1;
 export const MAX_YEARS_BACK = 10;
-const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
 
 /**
  * POST /policies: records a policy written by the partner's policy-administration system. The
@@ -97,8 +96,8 @@ export function checkTerms(input: CreatePolicyInput, today: string, options: { r
     ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
     ...checkCoverPeriod(input, today, options.renewal ?? false),
   ];
-  if (!isIsoCurrency(input.premium.currency))
-    errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
+  const premiumCurrency = currencyError(input.premium.currency, '/premium/currency');
+  if (premiumCurrency) errors.push(premiumCurrency);
   return errors;
 }
 
@@ -339,8 +338,8 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
       const errors: FieldError[] = [];
       if (trip.returnDate < trip.departureDate)
         errors.push({ field: '/risk/returnDate', code: 'out_of_range', message: 'must be on or after departureDate' });
-      if (trip.tripCost && !isIsoCurrency(trip.tripCost.currency))
-        errors.push({ field: '/risk/tripCost/currency', code: 'invalid', message: NOT_A_CURRENCY });
+      const tripCurrency = trip.tripCost && currencyError(trip.tripCost.currency, '/risk/tripCost/currency');
+      if (tripCurrency) errors.push(tripCurrency);
       if (errors.length) throw invalid(errors);
       return risk;
     }

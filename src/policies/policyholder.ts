@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { FieldError } from '../platform/errors.ts';
 import { hasHiddenCharacter as hiddenIn, hiddenCharacterError } from '../platform/hidden-characters.ts';
+import { personNameError } from '../platform/person-name.ts';
 import { findZipCode } from '../reference/index.ts';
 import { checkCountry } from './country.ts';
 import { plusYears, type Address } from './policy.ts';
@@ -17,19 +18,18 @@ export function checkPhone(phone: string, field: string): FieldError[] {
 
 /**
  * A control or invisible character (a line break, a tab, a direction mark, a zero-width space, a
- * Hangul filler: platform/hidden-characters.ts): no name, address line, make or model holds one —
- * every document, letter and export that prints it would break on it, or read another text. The
- * zero-width non-joiner and joiner are allowed (Persian and Indic names write them). Checked on the
- * value as stored, trimmed: a line break sent last ("Jean\n") is trimmed away, not refused.
+ * variation selector, a Hangul filler: platform/hidden-characters.ts): no address line, make or model
+ * holds one — every document, letter and export that prints it would break on it, or read another
+ * text. The zero-width non-joiner and joiner are allowed between two letters of a script that writes
+ * them (Persian and Indic addresses do), not elsewhere.
+ * Checked on the value as stored, trimmed: a line break sent last is trimmed away, not refused.
  */
 export const hasHiddenCharacter = (text: string): boolean => hiddenIn(text.trim(), { joiners: true });
-/** A letter of any script: a name without one ("-", ".", a zero-width joiner) names nobody. */
-const LETTER = /\p{L}/u;
 
 /**
- * The names given (a change may give one, or none) that are blank, hold a control or invisible
- * character, or hold no letter (a dash, a dot alone): `at` + `/firstName`, `/lastName`; one error a
- * name.
+ * The names given (a change may give one, or none) that break the person-name rule
+ * (platform/person-name.ts: blank, a control or invisible character, no letter): `at` + `/firstName`,
+ * `/lastName`; one error a name.
  */
 export function checkNames(
   names: { firstName?: string | undefined; lastName?: string | undefined },
@@ -38,11 +38,8 @@ export function checkNames(
   const errors: FieldError[] = [];
   for (const f of ['firstName', 'lastName'] as const) {
     const name = names[f];
-    if (name === undefined) continue;
-    if (!name.trim()) errors.push({ field: `${at}/${f}`, code: 'required', message: 'must not be blank' });
-    else if (hasHiddenCharacter(name)) errors.push(hiddenCharacterError(`${at}/${f}`));
-    else if (!LETTER.test(name))
-      errors.push({ field: `${at}/${f}`, code: 'invalid', message: 'must contain a letter' });
+    const error = name === undefined ? undefined : personNameError(name, `${at}/${f}`);
+    if (error) errors.push(error);
   }
   return errors;
 }

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { PERSON_NAME_DESCRIPTION } from '../platform/person-name.ts';
 import { exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
 import { PageLimit, StringEnum } from '../platform/schema.ts';
 import {
@@ -27,11 +28,13 @@ const Airport = (description: string) =>
     examples: ['CDG'],
   });
 
-/** What a name must be beyond its length (policyholder.ts, checkNames). */
-const NAME_RULE =
-  'Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed.';
+/** What a name must be beyond its length (the person-name rule, platform/person-name.ts). */
+const NAME_RULE = PERSON_NAME_DESCRIPTION;
 const NO_CONTROL =
-  'No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.';
+  'No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.';
+/** A currency as amounts take it (platform/money.ts, currencyError). */
+const CURRENCY =
+  'ISO 4217 currency code that amounts can be in: an unknown code is invalid_format; a fund code, a precious metal, XDR, XTS, XXX or a withdrawn currency such as HRK is not_allowed.';
 /** A country code as the policies take it (country.ts). */
 const COUNTRY =
   'ISO 3166-1 alpha-2 country code: GB for the United Kingdom (UK, EU, ZZ name no country), ES for the Canary Islands (IC is refused); XK (Kosovo) is accepted, and so are AC (Ascension) and TA (Tristan da Cunha), reserved codes of islands of Saint Helena (SH) with their own phone plans.';
@@ -93,7 +96,7 @@ const Premium = Type.Object(
     currency: Type.String({
       pattern: '^[A-Z]{3}$',
       maxLength: 3,
-      description: 'ISO 4217 currency code.',
+      description: CURRENCY,
       examples: ['EUR'],
     }),
     frequency: StringEnum(PREMIUM_FREQUENCIES, {
@@ -162,7 +165,7 @@ const TravelRisk = Type.Object(
       Type.Object(
         {
           amount: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
-          currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
+          currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: CURRENCY }),
         },
         { additionalProperties: false, description: 'Total cost of the trip, in minor units.' },
       ),

@@ -347,6 +347,46 @@ describe('Flight Delay API — subscription', () => {
     assert.equal(booking.body.errors[0].field, '/booking/reference');
   });
 
+  it('checks the customer’s names by the person-name rule of the policies: blank, hidden characters, no letter', async () => {
+    const body = trip(26);
+    const q = await quote(body);
+    const named = (firstName: string, lastName: string) =>
+      post(
+        t.app,
+        `${FLIGHT}/subscribe`,
+        subscription(q.quoteReference, body, { customer: { ...CUSTOMER, firstName, lastName } }),
+        partner.auth,
+      );
+    const errorsOf = (res: { body: { errors: { field: string; code: string }[] } }) =>
+      res.body.errors.map((e) => `${e.field} ${e.code}`).sort();
+    const hidden = await named('Ca\u202emille', 'Martin\ufe0f');
+    assert.equal(hidden.status, 422, JSON.stringify(hidden.body));
+    assert.equal(hidden.body.code, 'validation_failed');
+    assert.deepEqual(errorsOf(hidden), ['/customer/firstName invalid_format', '/customer/lastName invalid_format']);
+    const noLetter = await named('  ', '-');
+    assert.equal(noLetter.status, 422, JSON.stringify(noLetter.body));
+    assert.deepEqual(errorsOf(noLetter), ['/customer/firstName required', '/customer/lastName invalid']);
+    // a blank name answered `invalid` before the shared rule: the change is said where partners read the field
+    const spec = JSON.stringify((await t.app.inject({ url: `${FLIGHT}/openapi.json` })).json());
+    assert.match(
+      spec,
+      /a name of spaces only was answered `invalid` \(\\"must not be blank\\"\); it is now `required`/,
+    );
+    // the joiners of Persian and Indic names are taken, and the names kept trimmed
+    const fine = await named('مهر\u200cآوا ', 'क्\u200dष');
+    assert.equal(fine.status, 201, JSON.stringify(fine.body));
+    const row = await t.db
+      .selectFrom('contracts')
+      .selectAll()
+      .where('contract_number', '=', fine.body.contractNumber)
+      .executeTakeFirstOrThrow();
+    const key = t.app.parasol.keys.encryption;
+    assert.deepEqual(
+      [decrypt(key, row.customer_first_name_enc!), decrypt(key, row.customer_last_name_enc!)],
+      ['مهر\u200cآوا', 'क्\u200dष'],
+    );
+  });
+
   describe('Idempotency-Key', () => {
     it('replays the first response for a retry, with Idempotent-Replayed', async () => {
       const body = trip(27);

@@ -397,6 +397,16 @@ describe('API to manage policies', () => {
       );
       assert.equal(trip.status, 422);
       assert.deepEqual(fieldsOf(trip.body), ['/risk/tripCost/currency']);
+      assert.equal(premium.body.errors[0].code, 'invalid_format');
+      // an ISO code no amount can be in (the agreements' rule, platform/money.ts currencyError): not_allowed
+      const kuna = await create(motorPolicy({ premium: { amount: 4_500, currency: 'HRK', frequency: 'monthly' } }));
+      assert.equal(kuna.status, 422);
+      assert.deepEqual(fieldsOf(kuna.body), ['/premium/currency']);
+      assert.equal(kuna.body.errors[0].code, 'not_allowed');
+      assert.match(
+        kuna.body.errors[0].message,
+        /^must be an ISO 4217 currency code such as EUR \(HRK: the kuna was withdrawn/,
+      );
       const yen = await create(motorPolicy({ premium: { amount: 4_500, currency: 'JPY', frequency: 'monthly' } }));
       assert.equal(yen.status, 201);
     });

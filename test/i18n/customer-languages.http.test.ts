@@ -55,6 +55,16 @@ describe('customer languages and the partner brand', () => {
       const refused = await browser.post('/console/brand', { _csrf: csrf, brandName: hidden });
       assert.equal(refused.statusCode, 422, JSON.stringify(hidden));
     }
+    // variation selectors, which the brand name's rule let through until it became the account holder's: an
+    // emoji's VS16 (a phone or a PDF font may show it or not), U+E0100, and the joiners a name may hold
+    for (const hidden of ['SkyFly \u2708\ufe0f', 'Sky\u{e0100}Fly', 'Sky\u200dFly']) {
+      const refused = await browser.post('/console/brand', { _csrf: csrf, brandName: hidden });
+      assert.equal(refused.statusCode, 422, JSON.stringify(hidden));
+      assert.match(refused.body, /No control or invisible characters/);
+      // the emoji's case named, with what to type instead
+      assert.match(refused.body, /nor an emoji&#39;s colour selector: type \u2708 rather than \u2708\ufe0f\./);
+      assert.match(refused.body, /id="f-brandName-hint">[^<]*type \u2708 rather than \u2708\ufe0f/);
+    }
     const noCsrf = await browser.post('/console/brand', { brandName: 'SkyFly' });
     assert.equal(noCsrf.statusCode, 403);
     const saved = await browser.post('/console/brand', { _csrf: csrf, brandName: '  SkyFly ' });

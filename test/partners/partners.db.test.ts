@@ -129,6 +129,28 @@ describe('partners, agreements, configuration, keys', () => {
       assert.equal(ok.cancellationAmount, 0, 'what the formula does not cover is not stored');
     });
 
+    it('a partner name, the fallback brand of every SMS, email and page, hides no character', async () => {
+      for (const name of ['Sky\u202eylF', 'Sky\u200bFly', 'SkyFly \u2708\ufe0f', 'Sky\tFly', 'Sky\u200dFly']) {
+        await assert.rejects(
+          createPartner(handle.db, actor, { slug: uniqueSlug(), name }),
+          (error: unknown) =>
+            error instanceof DomainError &&
+            error.code === 'validation_failed' &&
+            JSON.stringify(error.extra.errors) ===
+              JSON.stringify([
+                {
+                  field: '/name',
+                  code: 'invalid_format',
+                  message: 'must not contain a control or invisible character (a line break, a tab, a direction mark)',
+                },
+              ]),
+          JSON.stringify(name),
+        );
+      }
+      const taken = await createPartner(handle.db, actor, { slug: uniqueSlug(), name: ' SkyFly ✈ \n' });
+      assert.equal(taken.name, 'SkyFly ✈', 'checked and stored trimmed');
+    });
+
     it('needs an agreement first', async () => {
       const partner = await createPartner(handle.db, actor, { slug: uniqueSlug(), name: 'No agreement' });
       await assert.rejects(

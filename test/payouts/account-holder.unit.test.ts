@@ -75,7 +75,8 @@ describe('the account holder’s name on the bank-details page', () => {
   });
 
   it('a name of digits or signs only: it needs letters (not "Latin letters")', () => {
-    for (const name of ['12345678', '0612345678', '-- --', '<>', '12 34'])
+    // whatever else it holds: a tab, a line break, an invisible character (the letters are asked for first)
+    for (const name of ['12345678', '0612345678', '-- --', '<>', '12 34', '1\t2', '12\n', '\u200b\u200b', '1\u202e2'])
       assert.equal(code(name), 'holder_needs_letters', name);
   });
 

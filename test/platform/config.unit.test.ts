@@ -82,6 +82,12 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ PARASOL_INSURER_EMAIL: 'not an email' }), ConfigError);
     assert.throws(() => loadConfig({ PARASOL_INSURER_SHORT_NAME: 'A'.repeat(21) }), ConfigError);
     assert.throws(() => loadConfig({ PARASOL_INSURER_NAME: 'Acme\nInjected' }), ConfigError);
+    // printed on every SMS and PDF: nothing hidden, as a brand name (platform/hidden-characters.ts)
+    for (const hidden of ['Ac\u202eme', 'Acme\ufe0f', 'Ac\u200bme'])
+      assert.throws(
+        () => loadConfig({ PARASOL_INSURER_SHORT_NAME: hidden }),
+        /without control or invisible characters/,
+      );
   });
 
   it('opens a separate metrics listener only when PARASOL_METRICS_PORT is set', () => {
@@ -190,6 +196,10 @@ describe('loadConfig', () => {
     ],
     [
       { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'XDR:DE89370400440532013000:COBADEFF' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'HRK:DE89370400440532013000:COBADEFF' },
       'PARASOL_SEPA_DEBTOR_ACCOUNTS',
     ],
     [

@@ -171,7 +171,7 @@ describe('operator console — limits', () => {
       amount: '9',
     });
     assert.equal(typo.statusCode, 422, 'a code longer than 3 letters is refused, not cut to KWD');
-    assert.match(typo.body, /currency: must be an ISO 4217 code/, 'the problem is the currency');
+    assert.match(typo.body, /currency: must be an ISO 4217 currency code/, 'the problem is the currency');
     assert.doesNotMatch(typo.body, /amount: /, 'not the amount, which is fine');
     const notIso = await operator.post('/admin/limits/caps', {
       _csrf: csrf,
@@ -180,9 +180,51 @@ describe('operator console — limits', () => {
       amount: '9',
     });
     assert.equal(notIso.statusCode, 422, 'three letters that are no ISO 4217 code');
-    assert.match(notIso.body, /currency: must be an ISO 4217 code/);
+    assert.match(notIso.body, /currency: must be an ISO 4217 currency code/);
+    // ISO codes no new agreement can be in (the agreement's rule, platform/money.ts currencyError), none in force in one
+    for (const currency of ['HRK', 'XDR']) {
+      const unusable = await operator.post('/admin/limits/caps', {
+        _csrf: csrf,
+        environment: 'preproduction',
+        currency,
+        amount: '9',
+      });
+      assert.equal(unusable.statusCode, 422, currency);
+      assert.match(
+        unusable.body,
+        new RegExp(`currency: must be an ISO 4217 currency code such as EUR \\(${currency}: `),
+      );
+    }
+    assert.ok(!(await listCaps(t.db)).some((c) => c.currency === 'HRK' || c.currency === 'XDR'), 'none saved');
     const saved = (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD');
     assert.equal(saved?.amount, 1500);
+  });
+
+  test('a cap in a withdrawn currency existing agreements are still in can be set: their flights stay insured', async () => {
+    const partner = await createTestPartner(t.db);
+    // an agreement signed in BGN before the lev was withdrawn (no new one can be: currencyError)
+    await t.db.updateTable('agreements').set({ currency: 'BGN' }).where('partner_id', '=', partner.id).execute();
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const csrf = csrfOf((await operator.get('/admin/limits')).body)!;
+    const lowered = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'production',
+      currency: 'bgn',
+      amount: '1000',
+    });
+    assert.equal(lowered.statusCode, 303, lowered.body);
+    const cap = (await listCaps(t.db)).find((c) => c.environment === 'production' && c.currency === 'BGN');
+    assert.deepEqual([cap?.amount, cap?.set], [100000, true]);
+    // a withdrawn code no agreement is in stays refused
+    const none = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'production',
+      currency: 'SLL',
+      amount: '1000',
+    });
+    assert.equal(none.statusCode, 422);
+    assert.match(none.body, /currency: must be an ISO 4217 currency code such as EUR \(SLL: /);
   });
 
   test('partner users never reach it', async () => {

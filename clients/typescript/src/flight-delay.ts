@@ -2243,7 +2243,9 @@ export interface operations {
                 "application/json": {
                     quoteReference: string;
                     customer: {
+                        /** @description Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed. Changed in November 2026: a name of spaces only was answered `invalid` ("must not be blank"); it is now `required`, as a policyholder's name and every blank field. */
                         firstName: string;
+                        /** @description Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed. Changed in November 2026: a name of spaces only was answered `invalid` ("must not be blank"); it is now `required`, as a policyholder's name and every blank field. */
                         lastName: string;
                         /** Format: email */
                         email: string;

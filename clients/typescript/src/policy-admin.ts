@@ -652,9 +652,9 @@ export interface operations {
                     externalReference: string;
                     /** @description The person who holds the policy. Birth date, email, phone and address are encrypted at rest. */
                     policyholder: {
-                        /** @description Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
+                        /** @description Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed. */
                         firstName: string;
-                        /** @description Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
+                        /** @description Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed. */
                         lastName: string;
                         /**
                          * Format: date
@@ -674,11 +674,11 @@ export interface operations {
                         phone: string;
                         address: {
                             /**
-                             * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                             * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.
                              * @example 12 rue Cler
                              */
                             line1: string;
-                            /** @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed. */
+                            /** @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed. */
                             line2?: string;
                             /**
                              * @description Postal code; for country FR, a French zip code of La Poste.
@@ -686,7 +686,7 @@ export interface operations {
                              */
                             postalCode: string;
                             /**
-                             * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                             * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.
                              * @example Paris
                              */
                             city: string;
@@ -716,7 +716,7 @@ export interface operations {
                          */
                         amount: number;
                         /**
-                         * @description ISO 4217 currency code.
+                         * @description ISO 4217 currency code that amounts can be in: an unknown code is invalid_format; a fund code, a precious metal, XDR, XTS, XXX or a withdrawn currency such as HRK is not_allowed.
                          * @example EUR
                          */
                         currency: string;
@@ -855,6 +855,7 @@ export interface operations {
                         tripCost?: {
                             /** Format: int32 */
                             amount: number;
+                            /** @description ISO 4217 currency code that amounts can be in: an unknown code is invalid_format; a fund code, a precious metal, XDR, XTS, XXX or a withdrawn currency such as HRK is not_allowed. */
                             currency: string;
                         };
                     } | {
@@ -869,12 +870,12 @@ export interface operations {
                          */
                         vin?: string;
                         /**
-                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.
                          * @example Renault
                          */
                         make: string;
                         /**
-                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.
                          * @example Clio
                          */
                         model: string;
@@ -1430,9 +1431,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A corrected first name. Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
+                    /** @description A corrected first name. Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed. */
                     firstName?: string;
-                    /** @description A corrected last name. Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
+                    /** @description A corrected last name. Holds a letter (else invalid), and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) are allowed between two letters or marks of a script that writes them (Persian, Indic, Sinhala names), never at an end nor in a Latin, Greek or Cyrillic word. Blank: required. Checked and stored trimmed. */
                     lastName?: string;
                     /**
                      * Format: date
@@ -1457,11 +1458,11 @@ export interface operations {
                     phone?: string;
                     address?: {
                         /**
-                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.
                          * @example 12 rue Cler
                          */
                         line1: string;
-                        /** @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed. */
+                        /** @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed. */
                         line2?: string;
                         /**
                          * @description Postal code; for country FR, a French zip code of La Poste.
@@ -1469,7 +1470,7 @@ export interface operations {
                          */
                         postalCode: string;
                         /**
-                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space, a variation selector: invalid_format; U+200C, U+200D allowed only between two letters or marks of a script that writes them, such as Persian or Devanagari). Checked and stored trimmed.
                          * @example Paris
                          */
                         city: string;
@@ -2778,7 +2779,7 @@ export interface operations {
                          */
                         amount: number;
                         /**
-                         * @description ISO 4217 currency code.
+                         * @description ISO 4217 currency code that amounts can be in: an unknown code is invalid_format; a fund code, a precious metal, XDR, XTS, XXX or a withdrawn currency such as HRK is not_allowed.
                          * @example EUR
                          */
                         currency: string;
