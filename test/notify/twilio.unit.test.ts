@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { SmsRejectedError, SmsRetryableError } from '../../src/notify/sms/sms.ts';
+import { SmsRejectedError, SmsRetryableError, type SmsMessage } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider, type TwilioOptions } from '../../src/notify/sms/twilio.ts';
 import { parseRetryAfter } from '../../src/platform/retry-after.ts';
 import {
@@ -278,6 +278,94 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     assert.equal(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', new Date('Wed, 21 Oct 2015 07:28:00 GMT')), 10_000);
     assert.equal(parseRetryAfter(null), undefined);
     assert.equal(parseRetryAfter('soon'), undefined);
+  });
+});
+
+describe('Twilio has no idempotency key: a send again after a lost answer looks for the first message', () => {
+  /** The message was written a minute ago; an earlier attempt of it may have been accepted. */
+  const again = (extra: Partial<SmsMessage> = {}): SmsMessage => ({
+    ...message(),
+    earlierAttemptSince: new Date(Date.now() - 60_000),
+    ...extra,
+  });
+
+  it('a message Twilio accepted whose answer was lost is answered by its sid, not texted again', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = 'drop';
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+    );
+    assert.equal(fake.messages.length, 1, 'Twilio accepted it');
+    fake.override = null;
+
+    const result = await twilio.send(again());
+    assert.equal(result.providerMessageId, fake.messages[0]?.sid);
+    assert.equal(result.status, 'queued');
+    assert.equal(fake.messages.length, 1, 'the customer gets the message once');
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['POST', 'GET'],
+    );
+    assert.deepEqual({ ...fake.requests[1]?.form }, { To: TO, PageSize: '50' });
+  });
+
+  it('the same link in a body Twilio spelled otherwise is the same message', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = 'drop';
+    await assert.rejects(twilio.send(message()), SmsRetryableError);
+    fake.override = null;
+    const first = fake.messages[0]!;
+    first.resource.body = BODY.replace('€', 'EUR ');
+    const result = await twilio.send(again());
+    assert.equal(result.providerMessageId, first.sid);
+    assert.equal(fake.messages.length, 1);
+  });
+
+  it('nothing accepted before: the look-up finds nothing and the message is sent', async (t) => {
+    const { fake, twilio } = await setup(t);
+    // another message to the same number, and the same body to another number: neither is this one
+    await twilio.send({ ...message(), body: 'Another message' });
+    await twilio.send(message('+33698765432'));
+    const result = await twilio.send(again());
+    assert.equal(fake.messages.length, 3);
+    assert.equal(result.providerMessageId, fake.messages[2]?.sid);
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['POST', 'POST', 'GET', 'POST'],
+    );
+  });
+
+  it('an earlier message created before this one was written is not it', async (t) => {
+    const { fake, twilio } = await setup(t);
+    await twilio.send(message());
+    const result = await twilio.send(again({ earlierAttemptSince: new Date(Date.now() + 3_600_000) }));
+    assert.equal(fake.messages.length, 2);
+    assert.equal(result.providerMessageId, fake.messages[1]?.sid);
+  });
+
+  it('an earlier message the carrier failed to deliver is sent again: the customer never got it', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = 'drop';
+    await assert.rejects(twilio.send(message()), SmsRetryableError);
+    fake.override = null;
+    fake.messages[0]!.resource.status = 'undelivered';
+    fake.messages[0]!.resource.error_code = 30003;
+    const result = await twilio.send(again());
+    assert.equal(fake.messages.length, 2);
+    assert.equal(result.providerMessageId, fake.messages[1]?.sid);
+  });
+
+  it('a look-up refused for the credentials is unauthorized, and nothing is sent', async (t) => {
+    const { fake, twilio } = await setup(t, { authToken: 'wrong-token' });
+    await assert.rejects(
+      twilio.send(again()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'unauthorized',
+    );
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['GET'],
+    );
   });
 });
 

@@ -14,8 +14,11 @@ import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts'
  * body encrypted: the body carries the customer's link) with its send job; the job sends it through
  * the configured provider after commit. A provider that cannot be reached is retried with back-off
  * a few times (`SMS_QUEUE_POLICY`); a message the provider refuses is marked `rejected` and left to
- * an operator. Twilio has no idempotency key: a crash between its answer and our update may send
- * a message twice — bounded by the retry limit, never more.
+ * an operator. Twilio has no idempotency key: a send after an attempt whose outcome was not
+ * recorded (a timeout, a lost answer, a crash between Twilio's acceptance and our update) first asks
+ * the provider for the message that attempt may have sent (`SmsMessage.earlierAttemptSince`) and
+ * records it instead of texting again; only a message Twilio does not list yet, or a look-up Twilio
+ * refuses, can still go twice — at most MAX_SMS_ATTEMPTS sends, never more.
  */
 
 /** 8 retries from 3 s (13 to 25 minutes in all); expiry 15 s: Twilio answers within 10 s or the adapter times out. */
@@ -104,6 +107,9 @@ export async function sendQueuedSms(
       to: decrypt(deps.keys.encryption, row.to_enc),
       body: decrypt(deps.keys.encryption, row.body_enc),
       idempotencyKey: row.idempotency_key,
+      // an earlier attempt ended without a recorded outcome (a timeout, a lost answer, a worker that
+      // stopped): the provider looks for the message it may have accepted before sending it again
+      ...(Number(row.attempts) > 1 ? { earlierAttemptSince: row.created_at } : {}),
     });
     await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, new Date());
     providerMessageId = sent.providerMessageId;

@@ -12,11 +12,18 @@ export interface SmsMessage {
   readonly to: string;
   readonly body: string;
   /**
-   * Stable across retries of the same logical message (e.g. `claim:<id>:sms:1`). Stores that can
-   * deduplicate do so on it (the outbox); Twilio's Messages API has no idempotency key, so a retry
-   * after a timeout may deliver twice — the job caps the number of attempts.
+   * Stable across retries of the same logical message (e.g. `claim:<id>:bank-details`). Stores that
+   * can deduplicate do so on it (the outbox); Twilio's Messages API has no idempotency key: see
+   * `earlierAttemptSince`.
    */
   readonly idempotencyKey: string;
+  /**
+   * Set when an earlier attempt of this message may have been accepted without its answer being
+   * recorded (a timeout, a dropped connection, a worker stopped before its commit): when the message
+   * was written. A provider without idempotency keys looks for that earlier message first and answers
+   * it instead of sending again (Twilio: `TwilioSmsProvider`'s look-up by recipient and body).
+   */
+  readonly earlierAttemptSince?: Date;
   /** The customer link the body carries, when the caller knows it (kept by the outbox). */
   readonly link?: string;
 }

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
+import { queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import { SmsRetryableError } from '../../src/notify/sms/sms.ts';
+import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
+import { deriveKeyring } from '../../src/platform/crypto.ts';
+import { transaction } from '../../src/platform/db.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
+import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
+import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio } from './twilio-fake.ts';
+
+/**
+ * Exactly once through Twilio, which has no idempotency key: the send job's retry after an attempt
+ * Twilio accepted but whose answer was lost (the connection dropped; a timeout or a worker stopped
+ * before its commit leave the row the same way) records that first message instead of texting again.
+ */
+
+const keys = deriveKeyring(testConfig().masterKey!);
+const jobs = { send: async () => 'job', sendMany: async () => undefined } as unknown as JobQueue;
+const TO = '+33612345678';
+const BODY =
+  'SkyFly (insured by Parasol): enter your bank details: https://parasol.example.com/c/q3Zk9Vb0T1xYw2cR8mN5pL';
+
+test('a retry after Twilio accepted the message but its answer was lost texts the customer once', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const fake = await startFakeTwilio(t);
+  t.after(() => assert.deepEqual(fake.problems, []));
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: '+14155552345',
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+  });
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:lost-answer:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:lost-answer:1')
+    .executeTakeFirstOrThrow();
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+
+  fake.override = 'drop';
+  await assert.rejects(sendQueuedSms(deps, smsId), SmsRetryableError);
+  assert.equal(fake.messages.length, 1, 'Twilio accepted it');
+  const first = fake.messages[0]!;
+  // its status callback comes before the platform knows the sid: kept
+  assert.equal(
+    await recordSmsDelivery(db, 'twilio', { messageSid: first.sid, status: 'delivered', errorCode: null }, new Date()),
+    'early',
+  );
+
+  fake.override = null;
+  assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+  assert.equal(fake.messages.length, 1, 'not texted twice');
+  const row = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'provider_message_id', 'attempts', 'delivery_status'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(
+    [row.status, row.provider_message_id, Number(row.attempts), row.delivery_status],
+    ['sent', first.sid, 2, 'delivered'],
+  );
+
+  // the first attempt sent without a look-up; the retry looked up and found it
+  assert.deepEqual(
+    fake.requests.map((r) => r.method),
+    ['POST', 'GET'],
+  );
+});
