@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
-import { queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
-import { SmsRetryableError } from '../../src/notify/sms/sms.ts';
+import { MAX_SMS_ATTEMPTS, queueSms, requeueStaleSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
@@ -11,6 +11,9 @@ import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio } from './twilio-fake.ts';
 
 /**
+ * At least once, through an outage: attempts Twilio answered with an error (5xx, 429) or never received
+ * do not use up the message's sends, so the sweep sends it once Twilio is back.
+ *
  * Exactly once through Twilio, which has no idempotency key: the send job's retry after an attempt
  * Twilio accepted but whose answer was lost (the connection dropped; a timeout or a worker stopped
  * before its commit leave the row the same way) records that first message instead of texting again.
@@ -83,4 +86,51 @@ test('a retry after Twilio accepted the message but its answer was lost texts th
     fake.requests.map((r) => r.method),
     ['POST', 'GET'],
   );
+});
+
+test('a Twilio outage longer than the send job’s retries does not use up the message: the sweep sends it after', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:outage:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:outage:1')
+    .executeTakeFirstOrThrow();
+  let up = false;
+  const texted: string[] = [];
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async (msg) => {
+      if (!up) throw new SmsRetryableError('twilio', 'server_error', 'HTTP 503 (Twilio 20500)', { httpStatus: 503 });
+      texted.push(msg.body);
+      return { providerMessageId: `SM${'4'.repeat(32)}`, status: 'queued' };
+    },
+  };
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+  // every run of the job's chain (its retries), and more, while Twilio answers 503
+  for (let run = 0; run <= MAX_SMS_ATTEMPTS; run += 1)
+    await assert.rejects(sendQueuedSms(deps, smsId), SmsRetryableError);
+  assert.deepEqual(texted, []);
+
+  up = true;
+  const requeued: unknown[] = [];
+  const sweepJobs = { sendMany: async (_name: string, payloads: unknown[]) => void requeued.push(...payloads) };
+  assert.equal(await requeueStaleSms({ db, jobs: sweepJobs as unknown as JobQueue }, 0), 1);
+  assert.deepEqual(requeued, [{ smsId }]);
+  assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+  assert.deepEqual(texted, [BODY], 'texted once, once Twilio is back');
 });

@@ -229,7 +229,7 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     assert.equal(fake.requests.length, 1);
   });
 
-  it('a refused connection is retryable (network)', async () => {
+  it('a refused connection is retryable (unreachable: nothing was sent)', async () => {
     const port = await closedPort();
     const twilio = new TwilioSmsProvider({
       accountSid: ACCOUNT_SID,
@@ -239,7 +239,7 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     });
     await assert.rejects(
       twilio.send(message()),
-      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'unreachable',
     );
   });
 

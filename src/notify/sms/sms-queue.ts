@@ -7,7 +7,7 @@ import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './sms-repo.ts';
-import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
+import { NOT_SENT_RETRY_REASONS, SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
 /**
  * Production SMS: the message is written in the transaction of the change that causes it (to and
@@ -62,7 +62,12 @@ export const smsExists = repo.smsExists;
 
 /** How long a send may hold its message: the job's own expiry (Twilio answers within 10 s, or the adapter times out). */
 const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
-/** Sends tried at most per message, whatever the jobs: Twilio has no idempotency key. */
+/**
+ * Sends that may have texted the customer, at most per message, whatever the jobs (Twilio has no
+ * idempotency key): an attempt the provider answered with an error, or never received
+ * (`NOT_SENT_RETRY_REASONS`), is given back — a Twilio outage longer than the job's retries leaves the
+ * message for the `sms_requeue` sweep, not used up; a timeout or a connection lost mid-request counts.
+ */
 export const MAX_SMS_ATTEMPTS = 8;
 
 /**
@@ -108,8 +113,8 @@ export async function sendQueuedSms(
       body: decrypt(deps.keys.encryption, row.body_enc),
       idempotencyKey: row.idempotency_key,
       // an earlier attempt ended without a recorded outcome (a timeout, a lost answer, a worker that
-      // stopped): the provider looks for the message it may have accepted before sending it again
-      ...(Number(row.attempts) > 1 ? { earlierAttemptSince: row.created_at } : {}),
+      // stopped; or an error answer): the provider looks for the message it may have accepted first
+      ...(Number(row.attempts) > 1 || row.last_error !== null ? { earlierAttemptSince: row.created_at } : {}),
     });
     await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, new Date());
     providerMessageId = sent.providerMessageId;
@@ -144,7 +149,8 @@ export async function sendQueuedSms(
       return 'rejected';
     }
     const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
-    await repo.releaseSms(deps.db, smsId, message);
+    const notSent = error instanceof SmsRetryableError && NOT_SENT_RETRY_REASONS.has(error.reason);
+    await repo.releaseSms(deps.db, smsId, message, { notSent });
     throw error;
   }
   // receipts Twilio sent before the id was recorded (a failure reported at once); the sweep retries them

@@ -73,9 +73,20 @@ export async function markSmsRejected(db: Executor, smsId: string, error: string
     .execute();
 }
 
-/** A send failed and may be retried: the error kept, the lease released. */
-export async function releaseSms(db: Executor, smsId: string, error: string): Promise<void> {
-  await db.updateTable('sms_messages').set({ last_error: error, locked_until: null }).where('id', '=', smsId).execute();
+/**
+ * A send failed and may be retried: the error kept, the lease released; `notSent`: the customer was
+ * not texted (the provider answered an error, or was never reached), the attempt is given back.
+ */
+export async function releaseSms(db: Executor, smsId: string, error: string, o: { notSent: boolean }): Promise<void> {
+  await db
+    .updateTable('sms_messages')
+    .set({
+      last_error: error,
+      locked_until: null,
+      ...(o.notSent ? { attempts: sql<number>`greatest(attempts - 1, 0)` } : {}),
+    })
+    .where('id', '=', smsId)
+    .execute();
 }
 
 /** The kind word of a claim message's idempotency key (`claim:<id>:<word>[:…]`). */

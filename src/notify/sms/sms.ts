@@ -70,7 +70,24 @@ export abstract class SmsError extends Error {
 /** A production message: queued until sent, or refused by the provider (left to an operator). */
 export { SMS_STATUSES, type SmsStatus } from './model.ts';
 
-export type SmsRetryReason = 'server_error' | 'rate_limited' | 'network' | 'timeout' | 'invalid_response';
+/**
+ * `unreachable`: no connection could be opened (refused, DNS, no route): nothing was sent. `network`:
+ * the connection failed after it was opened — the request may have reached the provider.
+ */
+export type SmsRetryReason =
+  'server_error' | 'rate_limited' | 'unreachable' | 'network' | 'timeout' | 'invalid_response';
+
+/**
+ * The failures after which the customer was not texted: the provider answered an error (429, 5xx,
+ * 408: Twilio created no message — a 5xx that created one anyway is found by the look-up before the
+ * next send, `earlierAttemptSince`), or was never reached. Such an attempt is not counted against
+ * MAX_SMS_ATTEMPTS: a provider outage longer than the job's retries does not use up a message's sends.
+ */
+export const NOT_SENT_RETRY_REASONS: ReadonlySet<SmsRetryReason> = new Set([
+  'server_error',
+  'rate_limited',
+  'unreachable',
+]);
 
 /** Try again later: 5xx, 429, network failure, timeout, unreadable answer. */
 export class SmsRetryableError extends SmsError {

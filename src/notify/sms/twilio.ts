@@ -43,6 +43,15 @@ const RECIPIENT_REFUSED_CODES = new Set([21610, 21612]);
 /** The look-up before a send again (`#findAccepted`): the newest messages to the number, and the clocks' margin. */
 const LOOKUP_PAGE_SIZE = 50;
 const LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
+/** Connection failures before any byte of the request was sent (undici's `cause.code`): nothing reached Twilio. */
+const CONNECT_FAILURE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 /** A message in these never reached the customer: sending again is no duplicate. */
 const NOT_RECEIVED_STATUSES = new Set(['failed', 'undelivered', 'canceled']);
 
@@ -163,6 +172,9 @@ export class TwilioSmsProvider implements SmsProvider {
           { cause: error },
         );
       }
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      if (typeof code === 'string' && CONNECT_FAILURE_CODES.has(code))
+        throw new SmsRetryableError(this.name, 'unreachable', `no connection (${code})`, {}, { cause: error });
       throw new SmsRetryableError(this.name, 'network', 'request failed before an answer', {}, { cause: error });
     }
   }
