@@ -9,6 +9,7 @@ import {
 } from '../../src/notify/email/email.ts';
 import {
   EmailProviderMissing,
+  MAX_EMAIL_ATTEMPTS,
   queueEmail,
   readEmails,
   requeueStaleEmails,
@@ -39,7 +40,7 @@ function fakeJobs() {
 }
 
 /** A provider that answers what `outcomes` says, in turn, and counts its calls. */
-function scripted(...outcomes: ('ok' | 'retry' | 'reject')[]) {
+function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject')[]) {
   const calls: EmailMessage[] = [];
   const provider: EmailProvider = {
     name: 'smtp',
@@ -47,6 +48,9 @@ function scripted(...outcomes: ('ok' | 'retry' | 'reject')[]) {
       calls.push(msg);
       const outcome = outcomes.shift() ?? 'ok';
       if (outcome === 'retry') throw new EmailRetryableError('smtp', 'SMTP 451', 451);
+      // the server could not be reached, as SmtpEmailProvider reports it: nothing was sent
+      if (outcome === 'down')
+        throw new EmailRetryableError('smtp', 'connection failed (ESOCKET)', undefined, { notSent: true });
       if (outcome === 'reject') throw new EmailRejectedError('smtp', 'SMTP 550', 550);
       return { providerMessageId: `<${calls.length}@test>` };
     },
@@ -259,4 +263,35 @@ test('a key shaped like a claim message’s but naming no claim is sent as any m
   };
   for (const id of ids) assert.equal(await sendQueuedEmail(deps, id), 'sent');
   assert.equal(smtp.calls.length, 2);
+});
+
+test('an SMTP outage longer than the send job’s retries does not use the message up: the sweep sends it after', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, (trx) =>
+    queueEmail(trx, { jobs, keys }, email('k:outage', { environment: 'production' })),
+  );
+  const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
+  const smtp = scripted(...Array.from({ length: MAX_EMAIL_ATTEMPTS + 1 }, () => 'down' as const), 'ok');
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
+  // every run of the job's chain, and more, while the server cannot be reached
+  for (let run = 0; run <= MAX_EMAIL_ATTEMPTS; run += 1)
+    await assert.rejects(sendQueuedEmail(deps, emailId), EmailRetryableError);
+
+  // the server is back; the worker's sweep finds the message (older than an hour)
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 2 * 3_600_000) })
+    .execute();
+  sent.length = 0;
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1);
+  assert.deepEqual(sent, [{ name: 'email_send', data: { emailId } }]);
+  assert.equal(await sendQueuedEmail(deps, emailId), 'sent');
+  const row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, row.attempts], ['sent', 1], 'one send that reached the server');
 });

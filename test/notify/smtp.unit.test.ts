@@ -108,6 +108,7 @@ describe('SmtpEmailProvider', () => {
     const busy = await provider.send({ ...message, to: 'busy@acme.example' }).catch((e: unknown) => e);
     assert.ok(busy instanceof EmailRetryableError, String(busy));
     assert.equal(busy.responseCode, 450);
+    assert.equal(busy.notSent, true, 'a 4xx: the server did not take it');
     assert.doesNotMatch(busy.message, /acme\.example/, 'no address in the error');
 
     const nobody = await provider.send({ ...message, to: 'nobody@acme.example' }).catch((e: unknown) => e);
@@ -139,6 +140,7 @@ describe('SmtpEmailProvider', () => {
     t.after(() => unreachable.close());
     const down = await unreachable.send(message).catch((e: unknown) => e);
     assert.ok(down instanceof EmailRetryableError, String(down));
+    assert.equal(down.notSent, true, 'no connection: nothing sent');
   });
 });
 

@@ -20,7 +20,11 @@ import type { EmailStatus } from './model.ts';
 
 /** 8 retries from 5 s (about 21 minutes to 42 minutes in all); expiry 60 s: three SMTP timeouts of 10 s and more. */
 export const EMAIL_QUEUE_POLICY = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 } as const;
-/** Sends tried at most per message, whatever the jobs. */
+/**
+ * Sends that may have delivered the message, at most per message, whatever the jobs: an attempt the
+ * server refused with a 4xx or that opened no connection (`EmailRetryableError.notSent`) is given
+ * back, so an SMTP outage longer than the job's retries leaves the message to `requeueStaleEmails`.
+ */
 export const MAX_EMAIL_ATTEMPTS = 9;
 
 export interface QueuedEmail {
@@ -167,7 +171,9 @@ export async function sendQueuedEmail(
       return 'rejected';
     }
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
-    await repo.releaseEmail(deps.db, emailId, message);
+    await repo.releaseEmail(deps.db, emailId, message, {
+      notSent: error instanceof EmailRetryableError && error.notSent,
+    });
     throw error;
   }
 }

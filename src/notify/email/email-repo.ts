@@ -66,9 +66,25 @@ export async function markEmailRejected(db: Executor, emailId: string, provider:
     .execute();
 }
 
-/** A send failed and may be retried: the error kept, the lease released. */
-export async function releaseEmail(db: Executor, emailId: string, error: string): Promise<void> {
-  await db.updateTable('emails').set({ last_error: error, locked_until: null }).where('id', '=', emailId).execute();
+/**
+ * A send failed and may be retried: the error kept, the lease released; `notSent`: the server did not
+ * take the message (a 4xx reply, no connection), the attempt is given back.
+ */
+export async function releaseEmail(
+  db: Executor,
+  emailId: string,
+  error: string,
+  o: { notSent: boolean },
+): Promise<void> {
+  await db
+    .updateTable('emails')
+    .set({
+      last_error: error,
+      locked_until: null,
+      ...(o.notSent ? { attempts: sql<number>`greatest(attempts - 1, 0)` } : {}),
+    })
+    .where('id', '=', emailId)
+    .execute();
 }
 
 /** Production messages queued for more than `olderThanMinutes`, with attempts left and no live lease, oldest first. */

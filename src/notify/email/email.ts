@@ -47,6 +47,22 @@ export abstract class EmailError extends Error {
 /** Try again later: a 4xx reply, a connection or network failure, a timeout. */
 export class EmailRetryableError extends EmailError {
   override readonly name = 'EmailRetryableError';
+  /**
+   * The server did not take the message: it answered 4xx, or no connection was opened. Such an
+   * attempt is not counted against MAX_EMAIL_ATTEMPTS (an SMTP outage does not use a message up);
+   * a timeout or a connection lost mid-message may have delivered it, and counts.
+   */
+  readonly notSent: boolean;
+
+  constructor(
+    provider: string,
+    message: string,
+    responseCode?: number,
+    options: { cause?: unknown; notSent?: boolean } = {},
+  ) {
+    super(provider, message, responseCode, { cause: options.cause });
+    this.notSent = options.notSent ?? false;
+  }
 }
 
 /** Retrying the same message cannot succeed: a 5xx reply (unknown recipient, refused content, bad credentials). */

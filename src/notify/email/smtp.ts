@@ -98,7 +98,8 @@ function classify(provider: string, error: unknown): EmailRetryableError | Email
     // the server's text may repeat the address: only its code is kept
     const message = `SMTP ${responseCode}${command}`;
     if (responseCode >= 500) return new EmailRejectedError(provider, message, responseCode, { cause: error });
-    return new EmailRetryableError(provider, message, responseCode, { cause: error });
+    // a 4xx reply, at any step up to the end of the data: the server did not take the message
+    return new EmailRetryableError(provider, message, responseCode, { cause: error, notSent: true });
   }
   const code = typeof e.code === 'string' ? e.code : 'unknown';
   if (code === 'EAUTH') return new EmailRejectedError(provider, 'authentication refused', undefined, { cause: error });
@@ -107,6 +108,7 @@ function classify(provider: string, error: unknown): EmailRetryableError | Email
     provider,
     NETWORK_CODES.has(code) ? `connection failed (${code})` : `send failed (${code})`,
     undefined,
-    { cause: error },
+    // nodemailer names the step that failed: `CONN`, no connection opened (refused, DNS, greeting): nothing sent
+    { cause: error, notSent: e.command === 'CONN' },
   );
 }
