@@ -243,6 +243,36 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     );
   });
 
+  it('a message created already failed is refused by its code, as an error answer would be', async (t) => {
+    const { fake, twilio } = await setup(t);
+    const created = (code: number) => ({
+      status: 201,
+      body: {
+        account_sid: ACCOUNT_SID,
+        sid: `SM${'5'.repeat(32)}`,
+        status: 'failed',
+        error_code: code,
+        error_message: null,
+        to: TO,
+      },
+    });
+    fake.override = created(21610);
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'recipient_refused' && e.providerCode === 21610,
+    );
+    fake.override = created(21211);
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'invalid_number',
+    );
+    fake.override = created(21606);
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'rejected',
+    );
+  });
+
   it('a number that is not E.164 is rejected before any request', async (t) => {
     const { fake, twilio } = await setup(t);
     await assert.rejects(

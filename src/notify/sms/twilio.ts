@@ -187,15 +187,10 @@ export class TwilioSmsProvider implements SmsProvider {
       });
     }
     if ((json.status === 'failed' || json.status === 'undelivered') && typeof json.error_code === 'number') {
-      throw new SmsRejectedError(
-        this.name,
-        INVALID_NUMBER_CODES.has(json.error_code) ? 'invalid_number' : 'rejected',
-        `message ${json.status}`,
-        {
-          httpStatus: status,
-          providerCode: json.error_code,
-        },
-      );
+      throw new SmsRejectedError(this.name, refusalReason(json.error_code), `message ${json.status}`, {
+        httpStatus: status,
+        providerCode: json.error_code,
+      });
     }
     return { providerMessageId: json.sid, status: json.status };
   }
@@ -222,19 +217,17 @@ export class TwilioSmsProvider implements SmsProvider {
         retryAfterMs: parseRetryAfter(retryAfter),
       });
     if (status === 401 || status === 403) return new SmsRejectedError(this.name, 'unauthorized', message, details);
-    if (status >= 400) {
-      const code = details.providerCode;
-      const reason =
-        code !== undefined && INVALID_NUMBER_CODES.has(code)
-          ? 'invalid_number'
-          : code !== undefined && RECIPIENT_REFUSED_CODES.has(code)
-            ? 'recipient_refused'
-            : 'rejected';
-      return new SmsRejectedError(this.name, reason, message, details);
-    }
+    if (status >= 400) return new SmsRejectedError(this.name, refusalReason(details.providerCode), message, details);
     // 1xx/3xx/other 2xx: not an answer the Messages API gives.
     return new SmsRetryableError(this.name, 'invalid_response', message, details);
   }
+}
+
+/** What a refusal is about, by Twilio's code: the recipient (someone can fix the contact) or the platform. */
+function refusalReason(code: number | undefined): 'invalid_number' | 'recipient_refused' | 'rejected' {
+  if (code !== undefined && INVALID_NUMBER_CODES.has(code)) return 'invalid_number';
+  if (code !== undefined && RECIPIENT_REFUSED_CODES.has(code)) return 'recipient_refused';
+  return 'rejected';
 }
 
 function parseJson(text: string): unknown {
