@@ -134,3 +134,38 @@ test('a Twilio outage longer than the send job’s retries does not use up the m
   assert.equal(await sendQueuedSms(deps, smsId), 'sent');
   assert.deepEqual(texted, [BODY], 'texted once, once Twilio is back');
 });
+
+test('a sent message is stamped with the application’s clock, as the claim’s other times', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:clock:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:clock:1')
+    .executeTakeFirstOrThrow();
+  const NOW = new Date('2031-05-04T10:00:00.000Z');
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async () => ({ providerMessageId: `SM${'6'.repeat(32)}`, status: 'queued' }),
+  };
+  assert.equal(
+    await sendQueuedSms({ db, keys, provider: twilio, linkUselessClaimStatuses: [], now: () => NOW }, smsId),
+    'sent',
+  );
+  const row = await db.selectFrom('sms_messages').select('sent_at').where('id', '=', smsId).executeTakeFirstOrThrow();
+  assert.equal(row.sent_at?.toISOString(), NOW.toISOString());
+});

@@ -116,7 +116,8 @@ export async function sendQueuedSms(
       // stopped; or an error answer): the provider looks for the message it may have accepted first
       ...(Number(row.attempts) > 1 || row.last_error !== null ? { earlierAttemptSince: row.created_at } : {}),
     });
-    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, new Date());
+    // the application's clock, as every other time of the claim (its page shows when the SMS went)
+    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, (deps.now ?? (() => new Date()))());
     providerMessageId = sent.providerMessageId;
   } catch (error) {
     if (error instanceof SmsRejectedError) {
