@@ -48,9 +48,11 @@ export abstract class EmailError extends Error {
 export class EmailRetryableError extends EmailError {
   override readonly name = 'EmailRetryableError';
   /**
-   * The server did not take the message: it answered 4xx, or no connection was opened. Such an
-   * attempt is not counted against MAX_EMAIL_ATTEMPTS (an SMTP outage does not use a message up);
-   * a timeout or a connection lost mid-message may have delivered it, and counts.
+   * The server did not take the message: it answered 4xx, or no connection was opened (DNS, refused,
+   * no route, a timeout connecting or before the session: `SmtpEmailProvider`). Such an attempt is
+   * not counted against MAX_EMAIL_ATTEMPTS (an SMTP outage does not use a message up); a timeout or a
+   * connection closed once the session started — after the end of the data too — may have delivered
+   * it, and counts.
    */
   readonly notSent: boolean;
 
