@@ -169,3 +169,132 @@ test('a sent message is stamped with the application’s clock, as the claim’s
   const row = await db.selectFrom('sms_messages').select('sent_at').where('id', '=', smsId).executeTakeFirstOrThrow();
   assert.equal(row.sent_at?.toISOString(), NOW.toISOString());
 });
+
+test('two messages with the same text to one customer (two claims’ receipts) are both sent, each its own sid', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const fake = await startFakeTwilio(t);
+  t.after(() => assert.deepEqual(fake.problems, []));
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: '+14155552345',
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+  });
+  const partner = await createTestPartner(db, { environment: 'production' });
+  // a receipt carries no link: two claims' receipts of one customer can read word for word alike
+  const receipt = 'SkyFly (insured by Parasol): your compensation for AF1234 of 04/05 (EUR 250.00) was paid.';
+  const ids: string[] = [];
+  for (const key of ['test:twin:A:paid', 'test:twin:B:paid']) {
+    await transaction(db, (trx) =>
+      queueSms(
+        trx,
+        { jobs, keys },
+        { idempotencyKey: key, partnerId: partner.id, environment: 'production', claimId: null, to: TO, body: receipt },
+      ),
+    );
+    const row = await db
+      .selectFrom('sms_messages')
+      .select('id')
+      .where('idempotency_key', '=', key)
+      .executeTakeFirstOrThrow();
+    ids.push(row.id);
+  }
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+  assert.equal(await sendQueuedSms(deps, ids[0]!), 'sent');
+  // B's first attempt meets a Twilio error: its retry looks up first, and finds A's identical text
+  fake.override = {
+    status: 503,
+    body: {
+      code: 20500,
+      message: 'Internal Server Error',
+      more_info: 'https://www.twilio.com/docs/errors/20500',
+      status: 503,
+    },
+  };
+  await assert.rejects(sendQueuedSms(deps, ids[1]!), SmsRetryableError);
+  fake.override = null;
+  assert.equal(await sendQueuedSms(deps, ids[1]!), 'sent');
+
+  assert.equal(fake.messages.length, 2, 'each receipt texted');
+  const sids = await db
+    .selectFrom('sms_messages')
+    .select(['id', 'provider_message_id'])
+    .where('id', 'in', ids)
+    .execute();
+  const byId = new Map(sids.map((r) => [r.id, r.provider_message_id]));
+  assert.equal(byId.get(ids[0]!), fake.messages[0]?.sid);
+  assert.equal(byId.get(ids[1]!), fake.messages[1]?.sid);
+});
+
+test('a look-up that fails before the send (dropped, unreadable) is retried without using up a send', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const fake = await startFakeTwilio(t);
+  t.after(() => assert.deepEqual(fake.problems, []));
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: '+14155552345',
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+  });
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:lookup:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:lookup:1')
+    .executeTakeFirstOrThrow();
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+  const attempts = async () =>
+    Number(
+      (await db.selectFrom('sms_messages').select('attempts').where('id', '=', smsId).executeTakeFirstOrThrow())
+        .attempts,
+    );
+
+  // an error answer: given back, and the next send looks up first
+  fake.override = {
+    status: 503,
+    body: {
+      code: 20500,
+      message: 'Internal Server Error',
+      more_info: 'https://www.twilio.com/docs/errors/20500',
+      status: 503,
+    },
+  };
+  await assert.rejects(sendQueuedSms(deps, smsId), SmsRetryableError);
+  assert.equal(await attempts(), 0);
+  // the look-up's connection dropped, then its 200 unreadable: no POST, nothing counted
+  fake.override = 'drop';
+  await assert.rejects(
+    sendQueuedSms(deps, smsId),
+    (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+  );
+  fake.override = { status: 200, rawBody: '<html>maintenance</html>' };
+  await assert.rejects(
+    sendQueuedSms(deps, smsId),
+    (e: unknown) => e instanceof SmsRetryableError && e.reason === 'invalid_response',
+  );
+  assert.equal(await attempts(), 0, 'no send was attempted');
+  assert.equal(fake.messages.length, 0);
+  assert.deepEqual(
+    fake.requests.map((r) => r.method),
+    ['POST', 'GET', 'GET'],
+  );
+  fake.override = null;
+  assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+  assert.equal(fake.messages.length, 1);
+});

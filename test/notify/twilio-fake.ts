@@ -13,9 +13,11 @@ import { describeErrors, twilioValidators } from './twilio-spec.ts';
  * Twilio's documented test numbers drive the errors: +15005550001 (21211, invalid number) and
  * +15005550009 (21614, not a mobile). `override` forces the next answers (500, 429, hang, or `drop`:
  * the message is created, then the connection closed without an answer — Twilio accepted it, the
- * adapter never learns its sid). `GET …/Messages.json` lists the messages created, newest first,
+ * adapter never learns its sid). `GET …/Messages.json` lists the messages created, newest first
+ * (the document gives no order: the adapter must not rely on it; `listOldestFirst` reverses it),
  * filtered by `To`, its query checked against the parameters the document declares and its answer
- * against `ListMessageResponse`.
+ * against `ListMessageResponse`. The override applies to the look-up too (`drop` there: the
+ * connection closed without an answer).
  */
 
 export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -45,6 +47,8 @@ export interface FakeTwilio {
   problems: string[];
   /** Applied to every following request until reset to null. */
   override: Override | null;
+  /** The look-up lists oldest first (Twilio's document does not say which order). */
+  listOldestFirst: boolean;
   /** The messages created (what the customers' phones get), oldest first. */
   messages: { sid: string; to: string; body: string; resource: Record<string, unknown> }[];
 }
@@ -68,7 +72,15 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const fake: FakeTwilio = { baseUrl: '', requests: [], answers: [], problems: [], override: null, messages: [] };
+  const fake: FakeTwilio = {
+    baseUrl: '',
+    requests: [],
+    answers: [],
+    problems: [],
+    override: null,
+    listOldestFirst: false,
+    messages: [],
+  };
   const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
 
   app.get<{ Params: { accountSid: string }; Querystring: Record<string, string> }>(
@@ -90,12 +102,39 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
       for (const name of Object.keys(query))
         if (!validators.listQuery.includes(name))
           fake.problems.push(`list query parameter ${name} not in the document`);
+      if (fake.override === 'hang') {
+        await closed;
+        return reply;
+      }
+      if (fake.override === 'drop') {
+        request.raw.socket.destroy();
+        return reply;
+      }
+      const forced = fake.override;
+      if (forced?.rawBody !== undefined)
+        return reply
+          .code(forced.status)
+          .headers(forced.headers ?? {})
+          .type('text/html')
+          .send(forced.rawBody);
+      if (forced) {
+        const body = forced.body ?? {};
+        const validate = forced.status === 200 ? validators.list : validators.error;
+        if (!validate(body))
+          fake.problems.push(
+            `fake answered ${forced.status} outside Twilio's schema: ${describeErrors(validate.errors)}`,
+          );
+        fake.answers.push({ status: forced.status, body });
+        return reply
+          .code(forced.status)
+          .headers(forced.headers ?? {})
+          .type('application/json')
+          .send(JSON.stringify(body));
+      }
       const pageSize = Number(query.PageSize ?? 50);
-      const listed = fake.messages
-        .filter((m) => query.To === undefined || m.to === query.To)
-        .reverse()
-        .slice(0, pageSize)
-        .map((m) => m.resource);
+      const newestFirst = fake.messages.filter((m) => query.To === undefined || m.to === query.To).reverse();
+      const page = newestFirst.slice(0, pageSize);
+      const listed = (fake.listOldestFirst ? page.reverse() : page).map((m) => m.resource);
       // the document's schema says `format: uri` (its own example is a relative path): absolute here
       const uri = `https://api.twilio.com${request.url}`;
       const body = {

@@ -386,6 +386,92 @@ describe('Twilio has no idempotency key: a send again after a lost answer looks 
     assert.equal(result.providerMessageId, fake.messages[1]?.sid);
   });
 
+  const twilioError = (status: number, code: number) => ({
+    status,
+    body: { code, message: 'error', more_info: `https://www.twilio.com/docs/errors/${code}`, status },
+  });
+
+  for (const [what, override, reason] of [
+    ['a 5xx', twilioError(503, 20500), 'server_error'],
+    ['a 429', { ...twilioError(429, 20429), headers: { 'retry-after': '1' } }, 'rate_limited'],
+    ['a dropped connection', 'drop', 'network'],
+    ['an unreadable 200', { status: 200, rawBody: '<html>maintenance</html>' }, 'invalid_response'],
+    ['a 200 without a list', { status: 200, rawBody: '{"page":0}' }, 'invalid_response'],
+  ] as const) {
+    it(`a look-up answered by ${what} is retried, nothing posted, the attempt not counted`, async (t) => {
+      const { fake, twilio } = await setup(t);
+      fake.override = override;
+      const error = await twilio.send(again()).catch((e: unknown) => e);
+      assert.ok(error instanceof SmsRetryableError, String(error));
+      assert.equal(error.reason, reason);
+      assert.equal(error.notSent, true, 'failed before the send: the customer was not texted');
+      assert.deepEqual(
+        fake.requests.map((r) => r.method),
+        ['GET'],
+      );
+      assert.equal(fake.messages.length, 0);
+    });
+  }
+
+  it('a look-up with no answer in time is a timeout, nothing posted, not counted', async (t) => {
+    const { fake, twilio } = await setup(t, { timeoutMs: 500 });
+    fake.override = 'hang';
+    const error = await twilio.send(again()).catch((e: unknown) => e);
+    assert.ok(error instanceof SmsRetryableError, String(error));
+    assert.equal(error.reason, 'timeout');
+    assert.equal(error.notSent, true);
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['GET'],
+    );
+  });
+
+  it('a timeout of the send itself (after the look-up) counts', async (t) => {
+    const { fake, twilio } = await setup(t, { timeoutMs: 500 });
+    fake.override = 'hang';
+    const error = await twilio.send(message()).catch((e: unknown) => e);
+    assert.ok(error instanceof SmsRetryableError, String(error));
+    assert.equal(error.reason, 'timeout');
+    assert.equal(error.notSent, false, 'Twilio may have the message');
+  });
+
+  it('a look-up Twilio refuses with another 4xx sends anyway (a duplicate beats a lost link)', async (t) => {
+    // the refusal is the look-up's only: the POST that follows reaches the fake
+    const refuseLookUp: typeof fetch = async (url, init) =>
+      (init?.method ?? 'GET') === 'GET'
+        ? new Response(JSON.stringify(twilioError(400, 20001).body), {
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+          })
+        : fetch(url, init);
+    const { fake, twilio } = await setup(t, { fetch: refuseLookUp });
+    const result = await twilio.send(again());
+    assert.equal(fake.messages.length, 1, 'the message posted');
+    assert.equal(result.providerMessageId, fake.messages[0]?.sid);
+  });
+
+  it('the match does not depend on the order Twilio lists messages in, and skips a sid recorded elsewhere', async (t) => {
+    for (const oldestFirst of [false, true]) {
+      const { fake, twilio } = await setup(t);
+      fake.listOldestFirst = oldestFirst;
+      fake.override = 'drop';
+      await assert.rejects(twilio.send(message()), SmsRetryableError);
+      await assert.rejects(twilio.send(message()), SmsRetryableError);
+      fake.override = null;
+      assert.equal(fake.messages.length, 2);
+      const [first, second] = fake.messages;
+      second!.resource.date_created = new Date(Date.now() + 1_000).toUTCString().replace(/GMT$/, '+0000');
+      assert.equal((await twilio.send(again())).providerMessageId, first!.sid, 'the earliest created');
+      const taken = new Set([first!.sid]);
+      const other = await twilio.send(again({ isRecordedElsewhere: async (sid) => taken.has(sid) }));
+      assert.equal(other.providerMessageId, second!.sid, 'not a sid another message recorded');
+      taken.add(second!.sid);
+      const fresh = await twilio.send(again({ isRecordedElsewhere: async (sid) => taken.has(sid) }));
+      assert.equal(fake.messages.length, 3, 'every match is another message: sent');
+      assert.equal(fresh.providerMessageId, fake.messages[2]?.sid);
+    }
+  });
+
   it('a look-up refused for the credentials is unauthorized, and nothing is sent', async (t) => {
     const { fake, twilio } = await setup(t, { authToken: 'wrong-token' });
     await assert.rejects(

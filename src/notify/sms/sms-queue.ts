@@ -7,7 +7,7 @@ import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './sms-repo.ts';
-import { NOT_SENT_RETRY_REASONS, SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
+import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
 /**
  * Production SMS: the message is written in the transaction of the change that causes it (to and
@@ -65,8 +65,9 @@ const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
 /**
  * Sends that may have texted the customer, at most per message, whatever the jobs (Twilio has no
  * idempotency key): an attempt the provider answered with an error, or never received
- * (`NOT_SENT_RETRY_REASONS`), is given back — a Twilio outage longer than the job's retries leaves the
- * message for the `sms_requeue` sweep, not used up; a timeout or a connection lost mid-request counts.
+ * (`NOT_SENT_RETRY_REASONS`), or that failed in the look-up before its send started, is given back
+ * (`SmsRetryableError.notSent`) — a Twilio outage longer than the job's retries leaves the message for
+ * the `sms_requeue` sweep, not used up; a timeout or a connection lost mid-send counts.
  */
 export const MAX_SMS_ATTEMPTS = 8;
 
@@ -107,6 +108,7 @@ export async function sendQueuedSms(
   });
   if (!row) return 'skipped'; // sent, refused, or being sent by another job
   let providerMessageId: string | null;
+  const providerName = deps.provider.name;
   try {
     const sent = await deps.provider.send({
       to: decrypt(deps.keys.encryption, row.to_enc),
@@ -115,6 +117,8 @@ export async function sendQueuedSms(
       // an earlier attempt ended without a recorded outcome (a timeout, a lost answer, a worker that
       // stopped; or an error answer): the provider looks for the message it may have accepted first
       ...(Number(row.attempts) > 1 || row.last_error !== null ? { earlierAttemptSince: row.created_at } : {}),
+      // a sid another message recorded is that message's, however alike the texts (two claims' receipts)
+      isRecordedElsewhere: (sid) => repo.providerMessageRecordedElsewhere(deps.db, providerName, sid, smsId),
     });
     // the application's clock, as every other time of the claim (its page shows when the SMS went)
     await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, (deps.now ?? (() => new Date()))());
@@ -150,7 +154,7 @@ export async function sendQueuedSms(
       return 'rejected';
     }
     const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
-    const notSent = error instanceof SmsRetryableError && NOT_SENT_RETRY_REASONS.has(error.reason);
+    const notSent = error instanceof SmsRetryableError && error.notSent;
     await repo.releaseSms(deps.db, smsId, message, { notSent });
     throw error;
   }

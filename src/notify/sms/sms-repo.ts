@@ -218,6 +218,23 @@ export async function providerMessageExists(db: Executor, provider: string, mess
   return row !== undefined;
 }
 
+/** Whether a provider's message id is recorded on a message other than `smsId`. */
+export async function providerMessageRecordedElsewhere(
+  db: Executor,
+  provider: string,
+  messageSid: string,
+  smsId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('provider', '=', provider)
+    .where('provider_message_id', '=', messageSid)
+    .where('id', '!=', smsId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whether a later message was written for the same claim (a resend to a corrected phone, a reminder). */
 export async function hasLaterClaimMessage(db: Executor, smsId: string): Promise<boolean> {
   const result = await sql<{ later: boolean }>`

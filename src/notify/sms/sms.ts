@@ -24,6 +24,12 @@ export interface SmsMessage {
    * it instead of sending again (Twilio: `TwilioSmsProvider`'s look-up by recipient and body).
    */
   readonly earlierAttemptSince?: Date;
+  /**
+   * Whether a message the provider lists is already recorded as another of ours (its sid on another
+   * row): the look-up never takes it for this one — two claims' receipts to one customer can read
+   * word for word alike.
+   */
+  readonly isRecordedElsewhere?: (providerMessageId: string) => Promise<boolean>;
   /** The customer link the body carries, when the caller knows it (kept by the outbox). */
   readonly link?: string;
 }
@@ -94,16 +100,41 @@ export class SmsRetryableError extends SmsError {
   override readonly name = 'SmsRetryableError';
   /** From a `Retry-After` header, when the provider sent one. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * The customer was not texted by this attempt: its reason is one of `NOT_SENT_RETRY_REASONS`, or it
+   * failed before the send's request started (Twilio's look-up: `beforeSend`). Not counted against
+   * MAX_SMS_ATTEMPTS.
+   */
+  readonly notSent: boolean;
 
   constructor(
     provider: string,
     readonly reason: SmsRetryReason,
     message: string,
-    details: SmsErrorDetails & { retryAfterMs?: number } = {},
+    details: SmsErrorDetails & { retryAfterMs?: number; notSent?: boolean } = {},
     options?: { cause?: unknown },
   ) {
     super(provider, message, details, options);
     this.retryAfterMs = details.retryAfterMs;
+    this.notSent = details.notSent ?? NOT_SENT_RETRY_REASONS.has(reason);
+  }
+
+  /** The same failure, known to have come before any send request: nothing was sent, whatever the reason. */
+  beforeSend(): SmsRetryableError {
+    const message = this.message.slice(`${this.provider}: `.length);
+    return new SmsRetryableError(
+      this.provider,
+      this.reason,
+      message,
+      {
+        httpStatus: this.httpStatus,
+        providerCode: this.providerCode,
+        moreInfo: this.moreInfo,
+        retryAfterMs: this.retryAfterMs,
+        notSent: true,
+      },
+      { cause: this.cause },
+    );
   }
 }
 

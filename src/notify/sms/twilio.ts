@@ -40,7 +40,7 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614]);
 /** A valid recipient that cannot receive this now: 21610 unsubscribed (replied STOP), 21612 not reachable by SMS. */
 const RECIPIENT_REFUSED_CODES = new Set([21610, 21612]);
-/** The look-up before a send again (`#findAccepted`): the newest messages to the number, and the clocks' margin. */
+/** The look-up before a send again (`#findAccepted`): one page of messages to the number, and the clocks' margin. */
 const LOOKUP_PAGE_SIZE = 50;
 const LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
 /** Connection failures before any byte of the request was sent (undici's `cause.code`): nothing reached Twilio. */
@@ -97,7 +97,14 @@ export class TwilioSmsProvider implements SmsProvider {
     // one deadline for the whole call, the look-up included: the job's lease covers one `timeoutMs`
     const signal = AbortSignal.timeout(this.#timeoutMs);
     if (msg.earlierAttemptSince !== undefined) {
-      const earlier = await this.#findAccepted(msg, msg.earlierAttemptSince, signal);
+      let earlier: SmsSendResult | undefined;
+      try {
+        earlier = await this.#findAccepted(msg, msg.earlierAttemptSince, signal);
+      } catch (error) {
+        // the look-up failed before the POST started: whatever its reason, the customer was not texted
+        if (error instanceof SmsRetryableError) throw error.beforeSend();
+        throw error;
+      }
       if (earlier) return earlier;
     }
 
@@ -112,13 +119,16 @@ export class TwilioSmsProvider implements SmsProvider {
   /**
    * Twilio has no idempotency key: before sending again a message an earlier attempt may have had
    * accepted (its answer lost: a timeout, a dropped connection, a worker stopped before its commit),
-   * the newest page of messages to the same number (`GET Messages.json?To=…`, newest first) is read,
+   * one page of messages to the same number (`GET Messages.json?To=…`, `LOOKUP_PAGE_SIZE`) is read,
    * and an outbound one created since the message was written (five minutes' clock margin), with the
-   * same body — or, for a body carrying a customer link, the same link — is taken as that attempt's:
-   * its sid is answered instead of sending again. One the carrier already failed or Twilio canceled is
-   * not: the customer did not get it, and a new send is no duplicate. A look-up that cannot be made now
-   * (5xx, 429, network, timeout) is retried like a send; one Twilio refuses (another 4xx) sends anyway,
-   * as before the look-up existed: a duplicate text beats a lost link.
+   * same body — or, for a body carrying a customer link, the same link — whose sid is not already
+   * another message's (`msg.isRecordedElsewhere`: two claims' receipts can read alike) is taken as
+   * that attempt's: its sid is answered instead of sending again; among several, the earliest created
+   * (the page's order is not relied on). One the carrier already failed or Twilio canceled is not: the
+   * customer did not get it, and a new send is no duplicate. A look-up that cannot be made now (5xx,
+   * 429, network, timeout, an unreadable 200) is retried like a send, and nothing was posted; one
+   * Twilio refuses (another 4xx) sends anyway, as before the look-up existed: a duplicate text beats a
+   * lost link.
    */
   async #findAccepted(msg: SmsMessage, since: Date, signal: AbortSignal): Promise<SmsSendResult | undefined> {
     const query = new URLSearchParams({ To: msg.to, PageSize: String(LOOKUP_PAGE_SIZE) });
@@ -129,16 +139,28 @@ export class TwilioSmsProvider implements SmsProvider {
       if (failure instanceof SmsRetryableError || failure.reason === 'unauthorized') throw failure;
       return undefined;
     }
-    const messages = isRecord(json) && Array.isArray(json.messages) ? json.messages : [];
+    if (!isRecord(json) || !Array.isArray(json.messages)) {
+      // not a list Twilio writes: "none found" would text the customer again
+      throw new SmsRetryableError(this.name, 'invalid_response', 'look-up answered without a list of messages', {
+        httpStatus: status,
+      });
+    }
     const link = findLink(msg.body);
     const from = since.getTime() - LOOKUP_CLOCK_MARGIN_MS;
-    for (const m of messages) {
+    const candidates: { sid: string; status: string; created: number }[] = [];
+    for (const m of json.messages as unknown[]) {
       if (!isRecord(m) || typeof m.sid !== 'string' || m.sid === '' || typeof m.status !== 'string') continue;
       if (typeof m.direction !== 'string' || !m.direction.startsWith('outbound')) continue;
       if (NOT_RECEIVED_STATUSES.has(m.status)) continue;
-      if (typeof m.date_created !== 'string' || !(Date.parse(m.date_created) >= from)) continue;
+      const created = typeof m.date_created === 'string' ? Date.parse(m.date_created) : Number.NaN;
+      if (!(created >= from)) continue;
       if (typeof m.body !== 'string' || (m.body !== msg.body && !(link !== null && m.body.includes(link)))) continue;
-      return { providerMessageId: m.sid, status: m.status };
+      candidates.push({ sid: m.sid, status: m.status, created });
+    }
+    candidates.sort((a, b) => a.created - b.created || (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0));
+    for (const c of candidates) {
+      if (msg.isRecordedElsewhere && (await msg.isRecordedElsewhere(c.sid))) continue;
+      return { providerMessageId: c.sid, status: c.status };
     }
     return undefined;
   }
