@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
-import { MAX_SMS_ATTEMPTS, queueSms, requeueStaleSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
+import type { UndeliveredSms } from '../../src/notify/sms/delivery.ts';
+import {
+  giveUpStaleSms,
+  MAX_SMS_ATTEMPTS,
+  queueSms,
+  requeueStaleSms,
+  sendQueuedSms,
+  SMS_GIVE_UP_HOURS,
+  SMS_GIVEN_UP,
+} from '../../src/notify/sms/sms-queue.ts';
 import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
+import { smsTotal } from '../../src/platform/metrics.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio } from './twilio-fake.ts';
@@ -297,4 +308,105 @@ test('a look-up that fails before the send (dropped, unreadable) is retried with
   fake.override = null;
   assert.equal(await sendQueuedSms(deps, smsId), 'sent');
   assert.equal(fake.messages.length, 1);
+});
+
+test('a message still queued a day after it was written is given up: rejected, audited, handed to onUndelivered', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  const idOf = async (key: string) =>
+    (await db.selectFrom('sms_messages').select('id').where('idempotency_key', '=', key).executeTakeFirstOrThrow()).id;
+  for (const key of ['test:give-up:old', 'test:give-up:recent'])
+    await transaction(db, (trx) =>
+      queueSms(
+        trx,
+        { jobs, keys },
+        { idempotencyKey: key, partnerId: partner.id, environment: 'production', claimId: null, to: TO, body: BODY },
+      ),
+    );
+  const old = await idOf('test:give-up:old');
+  const recent = await idOf('test:give-up:recent');
+  // its sends used up (timeouts each time): before, it stayed queued for ever, unseen
+  await db
+    .updateTable('sms_messages')
+    .set({ created_at: new Date(Date.now() - (SMS_GIVE_UP_HOURS + 1) * 3_600_000), attempts: MAX_SMS_ATTEMPTS })
+    .where('id', '=', old)
+    .execute();
+  await db
+    .updateTable('sms_messages')
+    .set({ created_at: new Date(Date.now() - 3_600_000) })
+    .where('id', '=', recent)
+    .execute();
+
+  const told: UndeliveredSms[] = [];
+  const onUndelivered = async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms);
+  assert.equal(await giveUpStaleSms({ db, onUndelivered }), 1);
+  const rows = await db.selectFrom('sms_messages').select(['id', 'status', 'last_error']).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  assert.deepEqual([byId.get(old)?.status, byId.get(old)?.last_error], ['rejected', SMS_GIVEN_UP]);
+  assert.equal(byId.get(recent)?.status, 'queued');
+  assert.deepEqual(
+    told.map((m) => [m.smsId, m.status, m.superseded]),
+    [[old, 'rejected', false]],
+  );
+  const audits = await db
+    .selectFrom('audit_log')
+    .select(['action', 'entity_id', 'data'])
+    .where('action', '=', 'sms_rejected')
+    .execute();
+  assert.deepEqual(
+    audits.map((a) => [a.entity_id, (a.data as { reason?: string }).reason]),
+    [[old, 'given_up']],
+  );
+  assert.equal(await giveUpStaleSms({ db, onUndelivered }), 0, 'given up once');
+});
+
+test('the send job counts retryable failures by reason, and the sweep the messages given up (parasol_sms_total)', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:metrics:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:metrics:1')
+    .executeTakeFirstOrThrow();
+  const count = async (labels: Record<string, string>) =>
+    (await smsTotal.get()).values
+      .filter((v) => Object.entries(labels).every(([k, value]) => (v.labels as Record<string, unknown>)[k] === value))
+      .filter((v) => Object.keys(v.labels).length === Object.keys(labels).length)
+      .reduce((sum, v) => sum + v.value, 0);
+  const down: SmsProvider = {
+    name: 'twilio',
+    send: async () => {
+      throw new SmsRetryableError('twilio', 'server_error', 'HTTP 503');
+    },
+  };
+  const log = { info: () => {}, warn: () => {}, error: () => {} };
+  const rt = { db, keys, jobs, sms: down, now: () => new Date(), log } as unknown as JobRuntime;
+  const retries = { channel: 'twilio', outcome: 'retry', reason: 'server_error' };
+  const before = await count(retries);
+  await assert.rejects(JOBS.sms_send.handler(rt)({ id: 'j1', data: { smsId } } as never), SmsRetryableError);
+  assert.equal(await count(retries), before + 1, 'an outage is visible');
+
+  const givenUp = { channel: 'twilio', outcome: 'given_up' };
+  const beforeGivenUp = await count(givenUp);
+  await db
+    .updateTable('sms_messages')
+    .set({ created_at: new Date(Date.now() - (SMS_GIVE_UP_HOURS + 1) * 3_600_000) })
+    .where('id', '=', smsId)
+    .execute();
+  await JOBS.sms_requeue.handler({ ...rt, sms: undefined } as JobRuntime)({ id: 'j2', data: {} } as never);
+  assert.equal(await count(givenUp), beforeGivenUp + 1);
 });

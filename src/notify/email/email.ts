@@ -55,6 +55,12 @@ export class EmailRetryableError extends EmailError {
    * it, and counts.
    */
   readonly notSent: boolean;
+  /**
+   * For the metrics (`parasol_emails_total{outcome="retry"}`): `deferred`, the server answered 4xx;
+   * `unreachable`, no connection (`notSent` without a reply); `network`, the connection failed or timed
+   * out once open.
+   */
+  readonly reason: 'deferred' | 'unreachable' | 'network';
 
   constructor(
     provider: string,
@@ -64,6 +70,7 @@ export class EmailRetryableError extends EmailError {
   ) {
     super(provider, message, responseCode, { cause: options.cause });
     this.notSent = options.notSent ?? false;
+    this.reason = responseCode !== undefined ? 'deferred' : this.notSent ? 'unreachable' : 'network';
   }
 }
 

@@ -185,3 +185,68 @@ export async function requeueStaleSms(
   );
   return ids.length;
 }
+
+/**
+ * How long a production message may wait in the queue: past it, a message still `queued` (the
+ * provider down or not configured that long, or its sends used up by timeouts) is given up — a claim
+ * link a day late is a customer left waiting, and someone must know. Docs: docs/sms.md, OPERATOR.md.
+ */
+export const SMS_GIVE_UP_HOURS = 24;
+/** `last_error` of a message given up: no personal data. */
+export const SMS_GIVEN_UP = `given up: still queued ${SMS_GIVE_UP_HOURS} hours after it was written; not sent`;
+
+/**
+ * Marks `rejected` the production messages still queued `SMS_GIVE_UP_HOURS` after they were written
+ * and not being sent (`SMS_GIVEN_UP` their error), each with an `sms_rejected` audit row (reason
+ * `given_up`) and handed to `onUndelivered` — a claim's link message whose claim still waits for bank
+ * details tells the partner (`claim.customer_unreachable`) unless a later message of the claim
+ * superseded it. Run by the `sms_requeue` sweep, provider configured or not. Answers how many.
+ */
+export async function giveUpStaleSms(
+  deps: { db: Db; onUndelivered?: OnUndelivered | undefined; now?: () => Date },
+  o: { olderThanHours?: number; limit?: number } = {},
+): Promise<number> {
+  const now = (deps.now ?? (() => new Date()))();
+  const ids = await repo.findExpiredQueuedSms(deps.db, {
+    olderThanHours: o.olderThanHours ?? SMS_GIVE_UP_HOURS,
+    now,
+    limit: o.limit ?? 1_000,
+  });
+  let given = 0;
+  for (const smsId of ids) {
+    const done = await deps.db.transaction().execute(async (trx) => {
+      const row = await repo.giveUpQueuedSms(trx, smsId, SMS_GIVEN_UP);
+      if (!row) return false; // sent or being sent meanwhile
+      await audit(trx, {
+        actor: 'system',
+        partnerId: row.partner_id,
+        environment: row.environment,
+        entity: 'sms',
+        entityId: smsId,
+        action: 'sms_rejected',
+        data: { reason: 'given_up', attempts: Number(row.attempts) },
+      });
+      await deps.onUndelivered?.(trx, {
+        smsId,
+        claimId: row.claim_id,
+        partnerId: row.partner_id,
+        environment: row.environment,
+        kind: messageKind(row.idempotency_key),
+        status: 'rejected',
+        errorCode: null,
+        superseded: await repo.hasLaterClaimMessage(trx, smsId),
+        at: now,
+      });
+      return true;
+    });
+    if (done) given++;
+  }
+  return given;
+}
+
+/** Why a send job failed and will be retried, for the metrics: the provider's reason, `no_provider`, or `unexpected`. */
+export function smsRetryReason(error: unknown): string {
+  if (error instanceof SmsRetryableError) return error.reason;
+  if (error instanceof SmsProviderMissing) return 'no_provider';
+  return 'unexpected';
+}
