@@ -11,6 +11,10 @@ import {
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
   EMAIL_QUEUE_POLICY,
+  emailRetryReason,
+  giveUpStaleEmails,
+  giveUpStaleSms,
+  smsRetryReason,
   requeueStaleEmails,
   requeueStaleSms,
   sendQueuedEmail,
@@ -218,7 +222,11 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           now: rt.now,
         },
         job.data.smsId,
-      );
+      ).catch((error: unknown) => {
+        // an outage shows as retries by reason (the message is given back or kept, not lost: no other trace)
+        smsTotal.inc({ channel: 'twilio', outcome: 'retry', reason: smsRetryReason(error) });
+        throw error;
+      });
       smsTotal.inc({ channel: 'twilio', outcome });
       rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
     },
@@ -236,7 +244,10 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
         },
         job.data.emailId,
-      );
+      ).catch((error: unknown) => {
+        emailsTotal.inc({ outcome: 'retry', reason: emailRetryReason(error) });
+        throw error;
+      });
       emailsTotal.inc({ outcome });
       rt.log.info({ emailId: job.data.emailId, outcome }, 'email');
     },
@@ -245,6 +256,16 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { retryLimit: 2, expireInSeconds: 300 },
     schedule: '*/10 * * * *',
     handler: (rt) => async () => {
+      // a message queued a day is given up, so the partner and the operator know (provider configured or not)
+      const givenUp = await giveUpStaleSms({
+        db: rt.db,
+        onUndelivered: tellPartnerCustomerUnreachable(rt.jobs),
+        now: rt.now,
+      });
+      if (givenUp > 0) {
+        smsTotal.inc({ channel: 'twilio', outcome: 'given_up' }, givenUp);
+        rt.log.warn({ givenUp }, 'queued SMS given up: still queued a day after they were written');
+      }
       if (rt.sms) {
         const requeued = await requeueStaleSms({ db: rt.db, jobs: rt.jobs });
         if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');
@@ -258,6 +279,11 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { retryLimit: 2, expireInSeconds: 300 },
     schedule: '*/10 * * * *',
     handler: (rt) => async () => {
+      const givenUp = await giveUpStaleEmails({ db: rt.db, now: rt.now });
+      if (givenUp > 0) {
+        emailsTotal.inc({ outcome: 'given_up' }, givenUp);
+        rt.log.warn({ givenUp }, 'queued emails given up: still queued a day after they were written');
+      }
       if (!rt.email.smtp) return; // nothing can send them yet
       const requeued = await requeueStaleEmails({ db: rt.db, jobs: rt.jobs });
       if (requeued > 0) rt.log.info({ requeued }, 'queued emails sent again');

@@ -1,6 +1,14 @@
 /** The notify domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export { OutboxSmsProvider } from './sms/outbox.ts';
-export { SMS_QUEUE_POLICY, queueSms, requeueStaleSms, sendQueuedSms, smsExists } from './sms/sms-queue.ts';
+export {
+  SMS_QUEUE_POLICY,
+  giveUpStaleSms,
+  queueSms,
+  requeueStaleSms,
+  sendQueuedSms,
+  smsExists,
+  smsRetryReason,
+} from './sms/sms-queue.ts';
 export { SmsRejectedError, type SmsProvider } from './sms/sms.ts';
 export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
 export {
@@ -31,6 +39,8 @@ export { claimMessages, maskPhone, messageKind, messageStatusText, type ClaimMes
 export {
   EMAIL_QUEUE_POLICY,
   MAX_EMAIL_ATTEMPTS,
+  emailRetryReason,
+  giveUpStaleEmails,
   queueEmail,
   readEmails,
   requeueStaleEmails,

@@ -73,15 +73,15 @@ export const sepaBatchRunsTotal = new client.Counter({
 
 export const emailsTotal = new client.Counter({
   name: 'parasol_emails_total',
-  help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent, or a link email whose link no longer works (claim settled or payment pending, a newer link, or its link used or past its due date), not sent).',
-  labelNames: ['outcome'] as const,
+  help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent, or a link email whose link no longer works (claim settled or payment pending, a newer link, or its link used or past its due date), not sent; retry: a failure the queue retries, by reason — deferred (SMTP 4xx), unreachable, network, no_provider, unexpected; given_up: still queued a day after it was written, marked rejected).',
+  labelNames: ['outcome', 'reason'] as const,
   registers: [registry],
 });
 
 export const smsTotal = new client.Counter({
   name: 'parasol_sms_total',
-  help: 'SMS handled by this process, by channel (notification: a claim message written to the sandbox outbox or the production queue; twilio: a production send) and outcome.',
-  labelNames: ['channel', 'outcome'] as const,
+  help: 'SMS handled by this process, by channel (notification: a claim message written to the sandbox outbox or the production queue; twilio: a production send) and outcome (sent, rejected, skipped; retry: a failure the queue retries, by reason — server_error, rate_limited, unreachable, network, timeout, invalid_response, no_provider, unexpected; given_up: still queued a day after it was written, marked rejected).',
+  labelNames: ['channel', 'outcome', 'reason'] as const,
   registers: [registry],
 });
 

@@ -8,7 +8,11 @@ import {
   type EmailProvider,
 } from '../../src/notify/email/email.ts';
 import {
+  EMAIL_GIVE_UP_HOURS,
+  EMAIL_GIVEN_UP,
   EmailProviderMissing,
+  giveUpStaleEmails,
+  MAX_EMAIL_ATTEMPTS,
   queueEmail,
   readEmails,
   requeueStaleEmails,
@@ -39,7 +43,7 @@ function fakeJobs() {
 }
 
 /** A provider that answers what `outcomes` says, in turn, and counts its calls. */
-function scripted(...outcomes: ('ok' | 'retry' | 'reject')[]) {
+function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject')[]) {
   const calls: EmailMessage[] = [];
   const provider: EmailProvider = {
     name: 'smtp',
@@ -47,6 +51,9 @@ function scripted(...outcomes: ('ok' | 'retry' | 'reject')[]) {
       calls.push(msg);
       const outcome = outcomes.shift() ?? 'ok';
       if (outcome === 'retry') throw new EmailRetryableError('smtp', 'SMTP 451', 451);
+      // the server could not be reached, as SmtpEmailProvider reports it: nothing was sent
+      if (outcome === 'down')
+        throw new EmailRetryableError('smtp', 'connection failed (ESOCKET)', undefined, { notSent: true });
       if (outcome === 'reject') throw new EmailRejectedError('smtp', 'SMTP 550', 550);
       return { providerMessageId: `<${calls.length}@test>` };
     },
@@ -259,4 +266,74 @@ test('a key shaped like a claim message’s but naming no claim is sent as any m
   };
   for (const id of ids) assert.equal(await sendQueuedEmail(deps, id), 'sent');
   assert.equal(smtp.calls.length, 2);
+});
+
+test('an SMTP outage longer than the send job’s retries does not use the message up: the sweep sends it after', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, (trx) =>
+    queueEmail(trx, { jobs, keys }, email('k:outage', { environment: 'production' })),
+  );
+  const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
+  const smtp = scripted(...Array.from({ length: MAX_EMAIL_ATTEMPTS + 1 }, () => 'down' as const), 'ok');
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
+  // every run of the job's chain, and more, while the server cannot be reached
+  for (let run = 0; run <= MAX_EMAIL_ATTEMPTS; run += 1)
+    await assert.rejects(sendQueuedEmail(deps, emailId), EmailRetryableError);
+
+  // the server is back; the worker's sweep finds the message (older than an hour)
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 2 * 3_600_000) })
+    .execute();
+  sent.length = 0;
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1);
+  assert.deepEqual(sent, [{ name: 'email_send', data: { emailId } }]);
+  assert.equal(await sendQueuedEmail(deps, emailId), 'sent');
+  const row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, row.attempts], ['sent', 1], 'one send that reached the server');
+});
+
+test('a production email still queued a day after it was written is given up: rejected, audited, no longer requeued', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  for (const key of ['k:old', 'k:recent', 'k:leased'])
+    await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email(key, { environment: 'production' })));
+  const ids = (sent as { data: { emailId: string } }[]).map((s) => s.data.emailId);
+  const [old, recent, leased] = ids as [string, string, string];
+  const dayAgo = new Date(Date.now() - (EMAIL_GIVE_UP_HOURS + 1) * 3_600_000);
+  await handle.db.updateTable('emails').set({ created_at: dayAgo }).where('id', 'in', [old, leased]).execute();
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 2 * 3_600_000) })
+    .where('id', '=', recent)
+    .execute();
+  // one is being sent right now: not taken from under its job
+  await handle.db
+    .updateTable('emails')
+    .set({ locked_until: new Date(Date.now() + 60_000) })
+    .where('id', '=', leased)
+    .execute();
+
+  assert.equal(await giveUpStaleEmails({ db: handle.db }), 1);
+  const rows = await handle.db.selectFrom('emails').select(['id', 'status', 'last_error']).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  assert.deepEqual([byId.get(old)?.status, byId.get(old)?.last_error], ['rejected', EMAIL_GIVEN_UP]);
+  assert.equal(byId.get(recent)?.status, 'queued');
+  assert.equal(byId.get(leased)?.status, 'queued');
+  const audits = await handle.db
+    .selectFrom('audit_log')
+    .select(['action', 'entity_id'])
+    .where('action', '=', 'email_rejected')
+    .execute();
+  assert.deepEqual(audits, [{ action: 'email_rejected', entity_id: old }]);
+  sent.length = 0;
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1, 'the recent one only');
+  assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: recent } }]);
+  assert.equal(await giveUpStaleEmails({ db: handle.db }), 0, 'given up once');
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -108,6 +108,7 @@ describe('SmtpEmailProvider', () => {
     const busy = await provider.send({ ...message, to: 'busy@acme.example' }).catch((e: unknown) => e);
     assert.ok(busy instanceof EmailRetryableError, String(busy));
     assert.equal(busy.responseCode, 450);
+    assert.equal(busy.notSent, true, 'a 4xx: the server did not take it');
     assert.doesNotMatch(busy.message, /acme\.example/, 'no address in the error');
 
     const nobody = await provider.send({ ...message, to: 'nobody@acme.example' }).catch((e: unknown) => e);
@@ -139,7 +140,78 @@ describe('SmtpEmailProvider', () => {
     t.after(() => unreachable.close());
     const down = await unreachable.send(message).catch((e: unknown) => e);
     assert.ok(down instanceof EmailRetryableError, String(down));
+    assert.equal(down.notSent, true, 'no connection: nothing sent');
   });
+});
+
+/**
+ * A bare SMTP server that takes the whole message, then closes the connection (`close`) or says
+ * nothing (`hang`) instead of its 250: the message may be on its way, the attempt must count.
+ */
+async function startSilentAfterData(after: 'close' | 'hang') {
+  let messages = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.write('220 test ESMTP\r\n');
+    let inData = false;
+    let buffer = '';
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString();
+      for (let i = buffer.indexOf('\r\n'); i >= 0; i = buffer.indexOf('\r\n')) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 2);
+        if (inData) {
+          if (line === '.') {
+            inData = false;
+            messages++;
+            if (after === 'close') socket.destroy();
+          }
+          continue;
+        }
+        const command = line.slice(0, 4).toUpperCase();
+        if (command === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (command === 'QUIT') socket.end('221 bye\r\n');
+        else socket.write('250 ok\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    messages: () => messages,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('SmtpEmailProvider: an attempt that may have delivered counts', () => {
+  for (const after of ['close', 'hang'] as const) {
+    it(`the server took the whole message, then ${after === 'close' ? 'closed the connection' : 'never answered'}: retryable, not given back`, async (t) => {
+      const server = await startSilentAfterData(after);
+      t.after(server.close);
+      const provider = new SmtpEmailProvider({
+        host: '127.0.0.1',
+        port: server.port,
+        secure: false,
+        user: undefined,
+        password: undefined,
+        from: 'Parasol <no-reply@parasol.example>',
+        timeoutMs: 1_000,
+      });
+      t.after(() => provider.close());
+      const lost = await provider.send(message).catch((e: unknown) => e);
+      assert.equal(server.messages(), 1, 'the server got the whole message');
+      assert.ok(lost instanceof EmailRetryableError, String(lost));
+      assert.equal(lost.notSent, false, 'the message may have been delivered: the attempt counts');
+    });
+  }
 });
 
 describe('OutboxEmailProvider', () => {

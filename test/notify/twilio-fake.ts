@@ -11,7 +11,13 @@ import { describeErrors, twilioValidators } from './twilio-spec.ts';
  * side, and every test asserts it stays empty.
  *
  * Twilio's documented test numbers drive the errors: +15005550001 (21211, invalid number) and
- * +15005550009 (21614, not a mobile). `override` forces the next answers (500, 429, hang).
+ * +15005550009 (21614, not a mobile). `override` forces the next answers (500, 429, hang, or `drop`:
+ * the message is created, then the connection closed without an answer — Twilio accepted it, the
+ * adapter never learns its sid). `GET …/Messages.json` lists the messages created, newest first
+ * (the document gives no order: the adapter must not rely on it; `listOldestFirst` reverses it),
+ * filtered by `To`, its query checked against the parameters the document declares and its answer
+ * against `ListMessageResponse`. The override applies to the look-up too (`drop` there: the
+ * connection closed without an answer).
  */
 
 export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -29,7 +35,8 @@ export interface SeenRequest {
 }
 
 /** A forced answer: a Twilio-shaped body (validated), a raw text body (a proxy's page, not validated), or none at all. */
-export type Override = { status: number; body?: unknown; rawBody?: string; headers?: Record<string, string> } | 'hang';
+export type Override =
+  { status: number; body?: unknown; rawBody?: string; headers?: Record<string, string> } | 'hang' | 'drop';
 
 export interface FakeTwilio {
   baseUrl: string;
@@ -40,6 +47,10 @@ export interface FakeTwilio {
   problems: string[];
   /** Applied to every following request until reset to null. */
   override: Override | null;
+  /** The look-up lists oldest first (Twilio's document does not say which order). */
+  listOldestFirst: boolean;
+  /** The messages created (what the customers' phones get), oldest first. */
+  messages: { sid: string; to: string; body: string; resource: Record<string, unknown> }[];
 }
 
 function twilioError(status: number, code: number, message: string) {
@@ -61,7 +72,88 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const fake: FakeTwilio = { baseUrl: '', requests: [], answers: [], problems: [], override: null };
+  const fake: FakeTwilio = {
+    baseUrl: '',
+    requests: [],
+    answers: [],
+    problems: [],
+    override: null,
+    listOldestFirst: false,
+    messages: [],
+  };
+  const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
+
+  app.get<{ Params: { accountSid: string }; Querystring: Record<string, string> }>(
+    '/2010-04-01/Accounts/:accountSid/Messages.json',
+    async (request, reply) => {
+      const query = request.query;
+      fake.requests.push({
+        method: request.method,
+        path: request.url,
+        authorization: request.headers.authorization,
+        contentType: request.headers['content-type'],
+        form: query,
+      });
+      if (request.params.accountSid !== ACCOUNT_SID || request.headers.authorization !== expected) {
+        const body = twilioError(401, 20003, 'Authenticate');
+        fake.answers.push({ status: 401, body });
+        return reply.code(401).type('application/json').send(JSON.stringify(body));
+      }
+      for (const name of Object.keys(query))
+        if (!validators.listQuery.includes(name))
+          fake.problems.push(`list query parameter ${name} not in the document`);
+      if (fake.override === 'hang') {
+        await closed;
+        return reply;
+      }
+      if (fake.override === 'drop') {
+        request.raw.socket.destroy();
+        return reply;
+      }
+      const forced = fake.override;
+      if (forced?.rawBody !== undefined)
+        return reply
+          .code(forced.status)
+          .headers(forced.headers ?? {})
+          .type('text/html')
+          .send(forced.rawBody);
+      if (forced) {
+        const body = forced.body ?? {};
+        const validate = forced.status === 200 ? validators.list : validators.error;
+        if (!validate(body))
+          fake.problems.push(
+            `fake answered ${forced.status} outside Twilio's schema: ${describeErrors(validate.errors)}`,
+          );
+        fake.answers.push({ status: forced.status, body });
+        return reply
+          .code(forced.status)
+          .headers(forced.headers ?? {})
+          .type('application/json')
+          .send(JSON.stringify(body));
+      }
+      const pageSize = Number(query.PageSize ?? 50);
+      const newestFirst = fake.messages.filter((m) => query.To === undefined || m.to === query.To).reverse();
+      const page = newestFirst.slice(0, pageSize);
+      const listed = (fake.listOldestFirst ? page.reverse() : page).map((m) => m.resource);
+      // the document's schema says `format: uri` (its own example is a relative path): absolute here
+      const uri = `https://api.twilio.com${request.url}`;
+      const body = {
+        end: Math.max(0, listed.length - 1),
+        first_page_uri: uri,
+        next_page_uri: null,
+        page: 0,
+        page_size: pageSize,
+        previous_page_uri: null,
+        start: 0,
+        uri,
+        messages: listed,
+      };
+      if (!validators.list(body))
+        fake.problems.push(`fake listed outside Twilio's schema: ${describeErrors(validators.list.errors)}`);
+      fake.answers.push({ status: 200, body });
+      return reply.code(200).type('application/json').send(JSON.stringify(body));
+    },
+  );
 
   app.post<{ Params: { accountSid: string }; Body: Record<string, string> | undefined }>(
     '/2010-04-01/Accounts/:accountSid/Messages.json',
@@ -86,17 +178,17 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
         await closed;
         return reply;
       }
-      if (fake.override?.rawBody !== undefined) {
+      const forced = fake.override === 'drop' ? null : fake.override;
+      if (forced?.rawBody !== undefined) {
         return reply
-          .code(fake.override.status)
-          .headers(fake.override.headers ?? {})
+          .code(forced.status)
+          .headers(forced.headers ?? {})
           .type('text/html')
-          .send(fake.override.rawBody);
+          .send(forced.rawBody);
       }
-      if (fake.override) return answer(fake.override.status, fake.override.body ?? {}, fake.override.headers);
+      if (forced) return answer(forced.status, forced.body ?? {}, forced.headers);
 
       // Authentication first, as Twilio does: basic auth AccountSid:AuthToken matching the path.
-      const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
       if (request.params.accountSid !== ACCOUNT_SID || request.headers.authorization !== expected) {
         return answer(401, twilioError(401, 20003, 'Authenticate'));
       }
@@ -119,7 +211,7 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
 
       const sid = `SM${crypto.randomBytes(16).toString('hex')}`;
       const now = rfc2822(new Date());
-      return answer(201, {
+      const resource = {
         account_sid: ACCOUNT_SID,
         api_version: '2010-04-01',
         body: form.Body,
@@ -140,7 +232,14 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
         subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}/Media.json` },
         to: form.To ?? null,
         uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
-      });
+      };
+      fake.messages.push({ sid, to: form.To ?? '', body: form.Body, resource });
+      if (fake.override === 'drop') {
+        // accepted, and the answer lost on the way back
+        request.raw.socket.destroy();
+        return reply;
+      }
+      return answer(201, resource);
     },
   );
 

@@ -35,7 +35,16 @@ type Schema = Record<string, unknown>;
 
 interface TwilioDocument {
   openapi: string;
-  paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: Schema }> } } }>;
+  paths: Record<
+    string,
+    {
+      post?: { requestBody: { content: Record<string, { schema: Schema }> } };
+      get?: {
+        parameters: { name: string; in: string }[];
+        responses: Record<string, { content: Record<string, { schema: Schema }> }>;
+      };
+    }
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -103,6 +112,10 @@ export interface TwilioValidators {
   request: ValidateFunction;
   /** Twilio's exception body. */
   error: ValidateFunction;
+  /** The 200 body of `GET …/Messages.json` (`ListMessageResponse`), no undeclared property, its messages as `message`. */
+  list: ValidateFunction;
+  /** The query parameters `GET …/Messages.json` declares (besides the path's `AccountSid`). */
+  listQuery: readonly string[];
   openapiVersion: string;
 }
 
@@ -126,10 +139,19 @@ export function twilioValidators(): TwilioValidators {
   const messageSchema = document.components.schemas['api.v2010.account.message'];
   const requestSchema =
     document.paths[MESSAGES_PATH]?.post?.requestBody.content['application/x-www-form-urlencoded']?.schema;
-  if (!messageSchema || !requestSchema)
+  const list = document.paths[MESSAGES_PATH]?.get;
+  const listSchema = list?.responses['200']?.content['application/json']?.schema;
+  if (!messageSchema || !requestSchema || !list || !listSchema)
     throw new Error(`Twilio document: ${MESSAGES_PATH} or api.v2010.account.message not found`);
   const ajv = newAjv();
+  const strictList = selfContained(document, listSchema);
+  (strictList.definitions as Record<string, Schema>)['api.v2010.account.message'] = {
+    ...(strictList.definitions as Record<string, Schema>)['api.v2010.account.message'],
+    additionalProperties: false,
+  };
   cached = {
+    list: ajv.compile({ ...strictList, additionalProperties: false }),
+    listQuery: list.parameters.filter((p) => p.in === 'query').map((p) => p.name),
     message: ajv.compile({ ...selfContained(document, messageSchema), additionalProperties: false }),
     request: ajv.compile({ ...selfContained(document, requestSchema), additionalProperties: false }),
     error: ajv.compile(twilioErrorSchema),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { SmsRejectedError, SmsRetryableError } from '../../src/notify/sms/sms.ts';
+import { SmsRejectedError, SmsRetryableError, type SmsMessage } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider, type TwilioOptions } from '../../src/notify/sms/twilio.ts';
 import { parseRetryAfter } from '../../src/platform/retry-after.ts';
 import {
@@ -229,7 +229,7 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     assert.equal(fake.requests.length, 1);
   });
 
-  it('a refused connection is retryable (network)', async () => {
+  it('a refused connection is retryable (unreachable: nothing was sent)', async () => {
     const port = await closedPort();
     const twilio = new TwilioSmsProvider({
       accountSid: ACCOUNT_SID,
@@ -239,7 +239,37 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     });
     await assert.rejects(
       twilio.send(message()),
-      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'unreachable',
+    );
+  });
+
+  it('a message created already failed is refused by its code, as an error answer would be', async (t) => {
+    const { fake, twilio } = await setup(t);
+    const created = (code: number) => ({
+      status: 201,
+      body: {
+        account_sid: ACCOUNT_SID,
+        sid: `SM${'5'.repeat(32)}`,
+        status: 'failed',
+        error_code: code,
+        error_message: null,
+        to: TO,
+      },
+    });
+    fake.override = created(21610);
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'recipient_refused' && e.providerCode === 21610,
+    );
+    fake.override = created(21211);
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'invalid_number',
+    );
+    fake.override = created(21606);
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'rejected',
     );
   });
 
@@ -278,6 +308,180 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     assert.equal(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', new Date('Wed, 21 Oct 2015 07:28:00 GMT')), 10_000);
     assert.equal(parseRetryAfter(null), undefined);
     assert.equal(parseRetryAfter('soon'), undefined);
+  });
+});
+
+describe('Twilio has no idempotency key: a send again after a lost answer looks for the first message', () => {
+  /** The message was written a minute ago; an earlier attempt of it may have been accepted. */
+  const again = (extra: Partial<SmsMessage> = {}): SmsMessage => ({
+    ...message(),
+    earlierAttemptSince: new Date(Date.now() - 60_000),
+    ...extra,
+  });
+
+  it('a message Twilio accepted whose answer was lost is answered by its sid, not texted again', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = 'drop';
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+    );
+    assert.equal(fake.messages.length, 1, 'Twilio accepted it');
+    fake.override = null;
+
+    const result = await twilio.send(again());
+    assert.equal(result.providerMessageId, fake.messages[0]?.sid);
+    assert.equal(result.status, 'queued');
+    assert.equal(fake.messages.length, 1, 'the customer gets the message once');
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['POST', 'GET'],
+    );
+    assert.deepEqual({ ...fake.requests[1]?.form }, { To: TO, PageSize: '50' });
+  });
+
+  it('the same link in a body Twilio spelled otherwise is the same message', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = 'drop';
+    await assert.rejects(twilio.send(message()), SmsRetryableError);
+    fake.override = null;
+    const first = fake.messages[0]!;
+    first.resource.body = BODY.replace('€', 'EUR ');
+    const result = await twilio.send(again());
+    assert.equal(result.providerMessageId, first.sid);
+    assert.equal(fake.messages.length, 1);
+  });
+
+  it('nothing accepted before: the look-up finds nothing and the message is sent', async (t) => {
+    const { fake, twilio } = await setup(t);
+    // another message to the same number, and the same body to another number: neither is this one
+    await twilio.send({ ...message(), body: 'Another message' });
+    await twilio.send(message('+33698765432'));
+    const result = await twilio.send(again());
+    assert.equal(fake.messages.length, 3);
+    assert.equal(result.providerMessageId, fake.messages[2]?.sid);
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['POST', 'POST', 'GET', 'POST'],
+    );
+  });
+
+  it('an earlier message created before this one was written is not it', async (t) => {
+    const { fake, twilio } = await setup(t);
+    await twilio.send(message());
+    const result = await twilio.send(again({ earlierAttemptSince: new Date(Date.now() + 3_600_000) }));
+    assert.equal(fake.messages.length, 2);
+    assert.equal(result.providerMessageId, fake.messages[1]?.sid);
+  });
+
+  it('an earlier message the carrier failed to deliver is sent again: the customer never got it', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = 'drop';
+    await assert.rejects(twilio.send(message()), SmsRetryableError);
+    fake.override = null;
+    fake.messages[0]!.resource.status = 'undelivered';
+    fake.messages[0]!.resource.error_code = 30003;
+    const result = await twilio.send(again());
+    assert.equal(fake.messages.length, 2);
+    assert.equal(result.providerMessageId, fake.messages[1]?.sid);
+  });
+
+  const twilioError = (status: number, code: number) => ({
+    status,
+    body: { code, message: 'error', more_info: `https://www.twilio.com/docs/errors/${code}`, status },
+  });
+
+  for (const [what, override, reason] of [
+    ['a 5xx', twilioError(503, 20500), 'server_error'],
+    ['a 429', { ...twilioError(429, 20429), headers: { 'retry-after': '1' } }, 'rate_limited'],
+    ['a dropped connection', 'drop', 'network'],
+    ['an unreadable 200', { status: 200, rawBody: '<html>maintenance</html>' }, 'invalid_response'],
+    ['a 200 without a list', { status: 200, rawBody: '{"page":0}' }, 'invalid_response'],
+  ] as const) {
+    it(`a look-up answered by ${what} is retried, nothing posted, the attempt not counted`, async (t) => {
+      const { fake, twilio } = await setup(t);
+      fake.override = override;
+      const error = await twilio.send(again()).catch((e: unknown) => e);
+      assert.ok(error instanceof SmsRetryableError, String(error));
+      assert.equal(error.reason, reason);
+      assert.equal(error.notSent, true, 'failed before the send: the customer was not texted');
+      assert.deepEqual(
+        fake.requests.map((r) => r.method),
+        ['GET'],
+      );
+      assert.equal(fake.messages.length, 0);
+    });
+  }
+
+  it('a look-up with no answer in time is a timeout, nothing posted, not counted', async (t) => {
+    const { fake, twilio } = await setup(t, { timeoutMs: 500 });
+    fake.override = 'hang';
+    const error = await twilio.send(again()).catch((e: unknown) => e);
+    assert.ok(error instanceof SmsRetryableError, String(error));
+    assert.equal(error.reason, 'timeout');
+    assert.equal(error.notSent, true);
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['GET'],
+    );
+  });
+
+  it('a timeout of the send itself (after the look-up) counts', async (t) => {
+    const { fake, twilio } = await setup(t, { timeoutMs: 500 });
+    fake.override = 'hang';
+    const error = await twilio.send(message()).catch((e: unknown) => e);
+    assert.ok(error instanceof SmsRetryableError, String(error));
+    assert.equal(error.reason, 'timeout');
+    assert.equal(error.notSent, false, 'Twilio may have the message');
+  });
+
+  it('a look-up Twilio refuses with another 4xx sends anyway (a duplicate beats a lost link)', async (t) => {
+    // the refusal is the look-up's only: the POST that follows reaches the fake
+    const refuseLookUp: typeof fetch = async (url, init) =>
+      (init?.method ?? 'GET') === 'GET'
+        ? new Response(JSON.stringify(twilioError(400, 20001).body), {
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+          })
+        : fetch(url, init);
+    const { fake, twilio } = await setup(t, { fetch: refuseLookUp });
+    const result = await twilio.send(again());
+    assert.equal(fake.messages.length, 1, 'the message posted');
+    assert.equal(result.providerMessageId, fake.messages[0]?.sid);
+  });
+
+  it('the match does not depend on the order Twilio lists messages in, and skips a sid recorded elsewhere', async (t) => {
+    for (const oldestFirst of [false, true]) {
+      const { fake, twilio } = await setup(t);
+      fake.listOldestFirst = oldestFirst;
+      fake.override = 'drop';
+      await assert.rejects(twilio.send(message()), SmsRetryableError);
+      await assert.rejects(twilio.send(message()), SmsRetryableError);
+      fake.override = null;
+      assert.equal(fake.messages.length, 2);
+      const [first, second] = fake.messages;
+      second!.resource.date_created = new Date(Date.now() + 1_000).toUTCString().replace(/GMT$/, '+0000');
+      assert.equal((await twilio.send(again())).providerMessageId, first!.sid, 'the earliest created');
+      const taken = new Set([first!.sid]);
+      const other = await twilio.send(again({ isRecordedElsewhere: async (sid) => taken.has(sid) }));
+      assert.equal(other.providerMessageId, second!.sid, 'not a sid another message recorded');
+      taken.add(second!.sid);
+      const fresh = await twilio.send(again({ isRecordedElsewhere: async (sid) => taken.has(sid) }));
+      assert.equal(fake.messages.length, 3, 'every match is another message: sent');
+      assert.equal(fresh.providerMessageId, fake.messages[2]?.sid);
+    }
+  });
+
+  it('a look-up refused for the credentials is unauthorized, and nothing is sent', async (t) => {
+    const { fake, twilio } = await setup(t, { authToken: 'wrong-token' });
+    await assert.rejects(
+      twilio.send(again()),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'unauthorized',
+    );
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['GET'],
+    );
   });
 });
 

@@ -20,7 +20,11 @@ import type { EmailStatus } from './model.ts';
 
 /** 8 retries from 5 s (about 21 minutes to 42 minutes in all); expiry 60 s: three SMTP timeouts of 10 s and more. */
 export const EMAIL_QUEUE_POLICY = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 } as const;
-/** Sends tried at most per message, whatever the jobs. */
+/**
+ * Sends that may have delivered the message, at most per message, whatever the jobs: an attempt the
+ * server refused with a 4xx or that opened no connection (`EmailRetryableError.notSent`) is given
+ * back, so an SMTP outage longer than the job's retries leaves the message to `requeueStaleEmails`.
+ */
 export const MAX_EMAIL_ATTEMPTS = 9;
 
 export interface QueuedEmail {
@@ -167,7 +171,9 @@ export async function sendQueuedEmail(
       return 'rejected';
     }
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
-    await repo.releaseEmail(deps.db, emailId, message);
+    await repo.releaseEmail(deps.db, emailId, message, {
+      notSent: error instanceof EmailRetryableError && error.notSent,
+    });
     throw error;
   }
 }
@@ -238,4 +244,55 @@ export async function requeueStaleEmails(
     ids.map((emailId) => ({ emailId })),
   );
   return ids.length;
+}
+
+/**
+ * How long a production email may wait in the queue: past it, one still `queued` (SMTP down or not
+ * configured that long, or its sends used up) is given up, so someone knows. Docs: OPERATIONS.md.
+ */
+export const EMAIL_GIVE_UP_HOURS = 24;
+/** `last_error` of an email given up: no personal data. */
+export const EMAIL_GIVEN_UP = `given up: still queued ${EMAIL_GIVE_UP_HOURS} hours after it was written; not sent`;
+
+/**
+ * Marks `rejected` the production emails still queued `EMAIL_GIVE_UP_HOURS` after they were written
+ * and not being sent (`EMAIL_GIVEN_UP` their error), each with an `email_rejected` audit row (reason
+ * `given_up`). Run by the `email_requeue` sweep, SMTP configured or not. Answers how many.
+ */
+export async function giveUpStaleEmails(
+  deps: { db: Db; now?: () => Date },
+  o: { olderThanHours?: number; limit?: number } = {},
+): Promise<number> {
+  const now = (deps.now ?? (() => new Date()))();
+  const ids = await repo.findExpiredQueuedEmails(deps.db, {
+    olderThanHours: o.olderThanHours ?? EMAIL_GIVE_UP_HOURS,
+    now,
+    limit: o.limit ?? 1_000,
+  });
+  let given = 0;
+  for (const emailId of ids) {
+    const done = await deps.db.transaction().execute(async (trx) => {
+      const row = await repo.giveUpQueuedEmail(trx, emailId, EMAIL_GIVEN_UP);
+      if (!row) return false; // sent or being sent meanwhile
+      await audit(trx, {
+        actor: 'system',
+        partnerId: row.partner_id,
+        environment: row.environment,
+        entity: 'email',
+        entityId: emailId,
+        action: 'email_rejected',
+        data: { kind: row.kind, reason: 'given_up', attempts: Number(row.attempts) },
+      });
+      return true;
+    });
+    if (done) given++;
+  }
+  return given;
+}
+
+/** Why a send job failed and will be retried, for the metrics: `EmailRetryableError.reason`, `no_provider`, or `unexpected`. */
+export function emailRetryReason(error: unknown): string {
+  if (error instanceof EmailRetryableError) return error.reason;
+  if (error instanceof EmailProviderMissing) return 'no_provider';
+  return 'unexpected';
 }

@@ -66,9 +66,25 @@ export async function markEmailRejected(db: Executor, emailId: string, provider:
     .execute();
 }
 
-/** A send failed and may be retried: the error kept, the lease released. */
-export async function releaseEmail(db: Executor, emailId: string, error: string): Promise<void> {
-  await db.updateTable('emails').set({ last_error: error, locked_until: null }).where('id', '=', emailId).execute();
+/**
+ * A send failed and may be retried: the error kept, the lease released; `notSent`: the server did not
+ * take the message (a 4xx reply, no connection), the attempt is given back.
+ */
+export async function releaseEmail(
+  db: Executor,
+  emailId: string,
+  error: string,
+  o: { notSent: boolean },
+): Promise<void> {
+  await db
+    .updateTable('emails')
+    .set({
+      last_error: error,
+      locked_until: null,
+      ...(o.notSent ? { attempts: sql<number>`greatest(attempts - 1, 0)` } : {}),
+    })
+    .where('id', '=', emailId)
+    .execute();
 }
 
 /** Production messages queued for more than `olderThanMinutes`, with attempts left and no live lease, oldest first. */
@@ -88,6 +104,36 @@ export async function findStaleQueuedEmails(
     .limit(o.limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Production emails written more than `olderThanHours` ago, still queued and not being sent, oldest first. */
+export async function findExpiredQueuedEmails(
+  db: Executor,
+  o: { olderThanHours: number; now: Date; limit: number },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('emails')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('environment', '=', 'production')
+    .where('created_at', '<', new Date(o.now.getTime() - o.olderThanHours * 3_600_000))
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .orderBy('created_at')
+    .limit(o.limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Gives up a queued email not being sent: `rejected` with why; the message, or undefined when it moved on meanwhile. */
+export async function giveUpQueuedEmail(db: Executor, emailId: string, error: string) {
+  return db
+    .updateTable('emails')
+    .set({ status: 'rejected', last_error: error, locked_until: null })
+    .where('id', '=', emailId)
+    .where('status', '=', 'queued')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .returning(['id', 'partner_id', 'environment', 'kind', 'attempts'])
+    .executeTakeFirst();
 }
 
 /** Emails newest first, with the partner's slug; sealed columns as stored. */

@@ -47,6 +47,31 @@ export abstract class EmailError extends Error {
 /** Try again later: a 4xx reply, a connection or network failure, a timeout. */
 export class EmailRetryableError extends EmailError {
   override readonly name = 'EmailRetryableError';
+  /**
+   * The server did not take the message: it answered 4xx, or no connection was opened (DNS, refused,
+   * no route, a timeout connecting or before the session: `SmtpEmailProvider`). Such an attempt is
+   * not counted against MAX_EMAIL_ATTEMPTS (an SMTP outage does not use a message up); a timeout or a
+   * connection closed once the session started — after the end of the data too — may have delivered
+   * it, and counts.
+   */
+  readonly notSent: boolean;
+  /**
+   * For the metrics (`parasol_emails_total{outcome="retry"}`): `deferred`, the server answered 4xx;
+   * `unreachable`, no connection (`notSent` without a reply); `network`, the connection failed or timed
+   * out once open.
+   */
+  readonly reason: 'deferred' | 'unreachable' | 'network';
+
+  constructor(
+    provider: string,
+    message: string,
+    responseCode?: number,
+    options: { cause?: unknown; notSent?: boolean } = {},
+  ) {
+    super(provider, message, responseCode, { cause: options.cause });
+    this.notSent = options.notSent ?? false;
+    this.reason = responseCode !== undefined ? 'deferred' : this.notSent ? 'unreachable' : 'network';
+  }
 }
 
 /** Retrying the same message cannot succeed: a 5xx reply (unknown recipient, refused content, bad credentials). */

@@ -37,6 +37,29 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
+ * What the socket's own error was when nodemailer wrapped it (`originalCode`): no connection could be
+ * opened, so nothing of the message left.
+ */
+const NO_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * nodemailer's timeouts before the session (`timeoutType`): connecting, the greeting, the STARTTLS
+ * upgrade. Its `SOCKET_TIMEOUT` is the idle socket at any step, the end of the data included.
+ */
+const SETUP_TIMEOUT_TYPES = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT']);
+
+/**
+ * Whether a failure without a server reply certainly sent nothing: the name did not resolve (`EDNS`),
+ * the connection was refused or had no route, or a timeout before the session started. nodemailer
+ * names the step `CONN` for every socket error, timeout or unexpected close, at any step — one after
+ * the end of the data may come after the server took the message: it counts (it may have been sent).
+ */
+function certainlyNotSent(e: { code?: unknown; originalCode?: unknown; timeoutType?: unknown }): boolean {
+  if (e.code === 'EDNS') return true;
+  if (typeof e.originalCode === 'string' && NO_CONNECTION_CODES.has(e.originalCode)) return true;
+  return e.code === 'ETIMEDOUT' && typeof e.timeoutType === 'string' && SETUP_TIMEOUT_TYPES.has(e.timeoutType);
+}
+
+/**
  * Email through an SMTP server with nodemailer: one connection per message (no pool: a job sends one
  * message). A 4xx reply or a network failure is retryable, a 5xx reply (or refused credentials) is
  * final. The Message-ID is derived from the dedupe key: a message sent again after a crash between
@@ -91,14 +114,21 @@ export class SmtpEmailProvider implements EmailProvider {
 
 function classify(provider: string, error: unknown): EmailRetryableError | EmailRejectedError {
   if (error instanceof EmailRejectedError || error instanceof EmailRetryableError) return error;
-  const e = error as { responseCode?: unknown; code?: unknown; command?: unknown };
+  const e = error as {
+    responseCode?: unknown;
+    code?: unknown;
+    command?: unknown;
+    originalCode?: unknown;
+    timeoutType?: unknown;
+  };
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const command = typeof e.command === 'string' ? ` to ${e.command.split(' ')[0]}` : '';
   if (responseCode !== undefined) {
     // the server's text may repeat the address: only its code is kept
     const message = `SMTP ${responseCode}${command}`;
     if (responseCode >= 500) return new EmailRejectedError(provider, message, responseCode, { cause: error });
-    return new EmailRetryableError(provider, message, responseCode, { cause: error });
+    // a 4xx reply, at any step up to the end of the data: the server did not take the message
+    return new EmailRetryableError(provider, message, responseCode, { cause: error, notSent: true });
   }
   const code = typeof e.code === 'string' ? e.code : 'unknown';
   if (code === 'EAUTH') return new EmailRejectedError(provider, 'authentication refused', undefined, { cause: error });
@@ -107,6 +137,7 @@ function classify(provider: string, error: unknown): EmailRetryableError | Email
     provider,
     NETWORK_CODES.has(code) ? `connection failed (${code})` : `send failed (${code})`,
     undefined,
-    { cause: error },
+    // given back only when no connection was opened or the session never started: nothing sent
+    { cause: error, notSent: certainlyNotSent(e) },
   );
 }

@@ -14,8 +14,11 @@ import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts'
  * body encrypted: the body carries the customer's link) with its send job; the job sends it through
  * the configured provider after commit. A provider that cannot be reached is retried with back-off
  * a few times (`SMS_QUEUE_POLICY`); a message the provider refuses is marked `rejected` and left to
- * an operator. Twilio has no idempotency key: a crash between its answer and our update may send
- * a message twice — bounded by the retry limit, never more.
+ * an operator. Twilio has no idempotency key: a send after an attempt whose outcome was not
+ * recorded (a timeout, a lost answer, a crash between Twilio's acceptance and our update) first asks
+ * the provider for the message that attempt may have sent (`SmsMessage.earlierAttemptSince`) and
+ * records it instead of texting again; only a message Twilio does not list yet, or a look-up Twilio
+ * refuses, can still go twice — at most MAX_SMS_ATTEMPTS sends, never more.
  */
 
 /** 8 retries from 3 s (13 to 25 minutes in all); expiry 15 s: Twilio answers within 10 s or the adapter times out. */
@@ -59,7 +62,13 @@ export const smsExists = repo.smsExists;
 
 /** How long a send may hold its message: the job's own expiry (Twilio answers within 10 s, or the adapter times out). */
 const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
-/** Sends tried at most per message, whatever the jobs: Twilio has no idempotency key. */
+/**
+ * Sends that may have texted the customer, at most per message, whatever the jobs (Twilio has no
+ * idempotency key): an attempt the provider answered with an error, or never received
+ * (`NOT_SENT_RETRY_REASONS`), or that failed in the look-up before its send started, is given back
+ * (`SmsRetryableError.notSent`) — a Twilio outage longer than the job's retries leaves the message for
+ * the `sms_requeue` sweep, not used up; a timeout or a connection lost mid-send counts.
+ */
 export const MAX_SMS_ATTEMPTS = 8;
 
 /**
@@ -99,13 +108,20 @@ export async function sendQueuedSms(
   });
   if (!row) return 'skipped'; // sent, refused, or being sent by another job
   let providerMessageId: string | null;
+  const providerName = deps.provider.name;
   try {
     const sent = await deps.provider.send({
       to: decrypt(deps.keys.encryption, row.to_enc),
       body: decrypt(deps.keys.encryption, row.body_enc),
       idempotencyKey: row.idempotency_key,
+      // an earlier attempt ended without a recorded outcome (a timeout, a lost answer, a worker that
+      // stopped; or an error answer): the provider looks for the message it may have accepted first
+      ...(Number(row.attempts) > 1 || row.last_error !== null ? { earlierAttemptSince: row.created_at } : {}),
+      // a sid another message recorded is that message's, however alike the texts (two claims' receipts)
+      isRecordedElsewhere: (sid) => repo.providerMessageRecordedElsewhere(deps.db, providerName, sid, smsId),
     });
-    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, new Date());
+    // the application's clock, as every other time of the claim (its page shows when the SMS went)
+    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, (deps.now ?? (() => new Date()))());
     providerMessageId = sent.providerMessageId;
   } catch (error) {
     if (error instanceof SmsRejectedError) {
@@ -138,7 +154,8 @@ export async function sendQueuedSms(
       return 'rejected';
     }
     const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
-    await repo.releaseSms(deps.db, smsId, message);
+    const notSent = error instanceof SmsRetryableError && error.notSent;
+    await repo.releaseSms(deps.db, smsId, message, { notSent });
     throw error;
   }
   // receipts Twilio sent before the id was recorded (a failure reported at once); the sweep retries them
@@ -167,4 +184,69 @@ export async function requeueStaleSms(
     ids.map((smsId) => ({ smsId })),
   );
   return ids.length;
+}
+
+/**
+ * How long a production message may wait in the queue: past it, a message still `queued` (the
+ * provider down or not configured that long, or its sends used up by timeouts) is given up — a claim
+ * link a day late is a customer left waiting, and someone must know. Docs: docs/sms.md, OPERATOR.md.
+ */
+export const SMS_GIVE_UP_HOURS = 24;
+/** `last_error` of a message given up: no personal data. */
+export const SMS_GIVEN_UP = `given up: still queued ${SMS_GIVE_UP_HOURS} hours after it was written; not sent`;
+
+/**
+ * Marks `rejected` the production messages still queued `SMS_GIVE_UP_HOURS` after they were written
+ * and not being sent (`SMS_GIVEN_UP` their error), each with an `sms_rejected` audit row (reason
+ * `given_up`) and handed to `onUndelivered` — a claim's link message whose claim still waits for bank
+ * details tells the partner (`claim.customer_unreachable`) unless a later message of the claim
+ * superseded it. Run by the `sms_requeue` sweep, provider configured or not. Answers how many.
+ */
+export async function giveUpStaleSms(
+  deps: { db: Db; onUndelivered?: OnUndelivered | undefined; now?: () => Date },
+  o: { olderThanHours?: number; limit?: number } = {},
+): Promise<number> {
+  const now = (deps.now ?? (() => new Date()))();
+  const ids = await repo.findExpiredQueuedSms(deps.db, {
+    olderThanHours: o.olderThanHours ?? SMS_GIVE_UP_HOURS,
+    now,
+    limit: o.limit ?? 1_000,
+  });
+  let given = 0;
+  for (const smsId of ids) {
+    const done = await deps.db.transaction().execute(async (trx) => {
+      const row = await repo.giveUpQueuedSms(trx, smsId, SMS_GIVEN_UP);
+      if (!row) return false; // sent or being sent meanwhile
+      await audit(trx, {
+        actor: 'system',
+        partnerId: row.partner_id,
+        environment: row.environment,
+        entity: 'sms',
+        entityId: smsId,
+        action: 'sms_rejected',
+        data: { reason: 'given_up', attempts: Number(row.attempts) },
+      });
+      await deps.onUndelivered?.(trx, {
+        smsId,
+        claimId: row.claim_id,
+        partnerId: row.partner_id,
+        environment: row.environment,
+        kind: messageKind(row.idempotency_key),
+        status: 'rejected',
+        errorCode: null,
+        superseded: await repo.hasLaterClaimMessage(trx, smsId),
+        at: now,
+      });
+      return true;
+    });
+    if (done) given++;
+  }
+  return given;
+}
+
+/** Why a send job failed and will be retried, for the metrics: the provider's reason, `no_provider`, or `unexpected`. */
+export function smsRetryReason(error: unknown): string {
+  if (error instanceof SmsRetryableError) return error.reason;
+  if (error instanceof SmsProviderMissing) return 'no_provider';
+  return 'unexpected';
 }

@@ -73,9 +73,20 @@ export async function markSmsRejected(db: Executor, smsId: string, error: string
     .execute();
 }
 
-/** A send failed and may be retried: the error kept, the lease released. */
-export async function releaseSms(db: Executor, smsId: string, error: string): Promise<void> {
-  await db.updateTable('sms_messages').set({ last_error: error, locked_until: null }).where('id', '=', smsId).execute();
+/**
+ * A send failed and may be retried: the error kept, the lease released; `notSent`: the customer was
+ * not texted (the provider answered an error, or was never reached), the attempt is given back.
+ */
+export async function releaseSms(db: Executor, smsId: string, error: string, o: { notSent: boolean }): Promise<void> {
+  await db
+    .updateTable('sms_messages')
+    .set({
+      last_error: error,
+      locked_until: null,
+      ...(o.notSent ? { attempts: sql<number>`greatest(attempts - 1, 0)` } : {}),
+    })
+    .where('id', '=', smsId)
+    .execute();
 }
 
 /** The kind word of a claim message's idempotency key (`claim:<id>:<word>[:…]`). */
@@ -124,6 +135,35 @@ export async function findStaleQueuedSms(
     .limit(o.limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Queued messages written more than `olderThanHours` ago and not being sent (any attempts left or none), oldest first. */
+export async function findExpiredQueuedSms(
+  db: Executor,
+  o: { olderThanHours: number; now: Date; limit: number },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('created_at', '<', new Date(o.now.getTime() - o.olderThanHours * 3_600_000))
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .orderBy('created_at')
+    .limit(o.limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Gives up a queued message not being sent: `rejected` with why; the message, or undefined when it moved on meanwhile. */
+export async function giveUpQueuedSms(db: Executor, smsId: string, error: string) {
+  return db
+    .updateTable('sms_messages')
+    .set({ status: 'rejected', last_error: error, locked_until: null })
+    .where('id', '=', smsId)
+    .where('status', '=', 'queued')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .returning(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key', 'attempts'])
+    .executeTakeFirst();
 }
 
 /** Stores an outbox message once per idempotency key (a retried job adds nothing). */
@@ -203,6 +243,23 @@ export async function providerMessageExists(db: Executor, provider: string, mess
     .select('id')
     .where('provider', '=', provider)
     .where('provider_message_id', '=', messageSid)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a provider's message id is recorded on a message other than `smsId`. */
+export async function providerMessageRecordedElsewhere(
+  db: Executor,
+  provider: string,
+  messageSid: string,
+  smsId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('provider', '=', provider)
+    .where('provider_message_id', '=', messageSid)
+    .where('id', '!=', smsId)
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -12,11 +12,24 @@ export interface SmsMessage {
   readonly to: string;
   readonly body: string;
   /**
-   * Stable across retries of the same logical message (e.g. `claim:<id>:sms:1`). Stores that can
-   * deduplicate do so on it (the outbox); Twilio's Messages API has no idempotency key, so a retry
-   * after a timeout may deliver twice — the job caps the number of attempts.
+   * Stable across retries of the same logical message (e.g. `claim:<id>:bank-details`). Stores that
+   * can deduplicate do so on it (the outbox); Twilio's Messages API has no idempotency key: see
+   * `earlierAttemptSince`.
    */
   readonly idempotencyKey: string;
+  /**
+   * Set when an earlier attempt of this message may have been accepted without its answer being
+   * recorded (a timeout, a dropped connection, a worker stopped before its commit): when the message
+   * was written. A provider without idempotency keys looks for that earlier message first and answers
+   * it instead of sending again (Twilio: `TwilioSmsProvider`'s look-up by recipient and body).
+   */
+  readonly earlierAttemptSince?: Date;
+  /**
+   * Whether a message the provider lists is already recorded as another of ours (its sid on another
+   * row): the look-up never takes it for this one — two claims' receipts to one customer can read
+   * word for word alike.
+   */
+  readonly isRecordedElsewhere?: (providerMessageId: string) => Promise<boolean>;
   /** The customer link the body carries, when the caller knows it (kept by the outbox). */
   readonly link?: string;
 }
@@ -63,23 +76,65 @@ export abstract class SmsError extends Error {
 /** A production message: queued until sent, or refused by the provider (left to an operator). */
 export { SMS_STATUSES, type SmsStatus } from './model.ts';
 
-export type SmsRetryReason = 'server_error' | 'rate_limited' | 'network' | 'timeout' | 'invalid_response';
+/**
+ * `unreachable`: no connection could be opened (refused, DNS, no route): nothing was sent. `network`:
+ * the connection failed after it was opened — the request may have reached the provider.
+ */
+export type SmsRetryReason =
+  'server_error' | 'rate_limited' | 'unreachable' | 'network' | 'timeout' | 'invalid_response';
+
+/**
+ * The failures after which the customer was not texted: the provider answered an error (429, 5xx,
+ * 408: Twilio created no message — a 5xx that created one anyway is found by the look-up before the
+ * next send, `earlierAttemptSince`), or was never reached. Such an attempt is not counted against
+ * MAX_SMS_ATTEMPTS: a provider outage longer than the job's retries does not use up a message's sends.
+ */
+export const NOT_SENT_RETRY_REASONS: ReadonlySet<SmsRetryReason> = new Set([
+  'server_error',
+  'rate_limited',
+  'unreachable',
+]);
 
 /** Try again later: 5xx, 429, network failure, timeout, unreadable answer. */
 export class SmsRetryableError extends SmsError {
   override readonly name = 'SmsRetryableError';
   /** From a `Retry-After` header, when the provider sent one. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * The customer was not texted by this attempt: its reason is one of `NOT_SENT_RETRY_REASONS`, or it
+   * failed before the send's request started (Twilio's look-up: `beforeSend`). Not counted against
+   * MAX_SMS_ATTEMPTS.
+   */
+  readonly notSent: boolean;
 
   constructor(
     provider: string,
     readonly reason: SmsRetryReason,
     message: string,
-    details: SmsErrorDetails & { retryAfterMs?: number } = {},
+    details: SmsErrorDetails & { retryAfterMs?: number; notSent?: boolean } = {},
     options?: { cause?: unknown },
   ) {
     super(provider, message, details, options);
     this.retryAfterMs = details.retryAfterMs;
+    this.notSent = details.notSent ?? NOT_SENT_RETRY_REASONS.has(reason);
+  }
+
+  /** The same failure, known to have come before any send request: nothing was sent, whatever the reason. */
+  beforeSend(): SmsRetryableError {
+    const message = this.message.slice(`${this.provider}: `.length);
+    return new SmsRetryableError(
+      this.provider,
+      this.reason,
+      message,
+      {
+        httpStatus: this.httpStatus,
+        providerCode: this.providerCode,
+        moreInfo: this.moreInfo,
+        retryAfterMs: this.retryAfterMs,
+        notSent: true,
+      },
+      { cause: this.cause },
+    );
   }
 }
 

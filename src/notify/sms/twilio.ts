@@ -7,12 +7,15 @@ import {
   type SmsProvider,
   type SmsSendResult,
 } from './sms.ts';
+import { findLink } from './outbox.ts';
 
 /**
  * Twilio Programmable Messaging over its REST API (no SDK):
  * `POST {baseUrl}/2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded `To`, `From` or
  * `MessagingServiceSid`, `Body`, optional `StatusCallback`; HTTP basic auth AccountSid:AuthToken.
  * Answers `201` with an `api.v2010.account.message`; errors carry `{ code, message, more_info, status }`.
+ * A message sent again after an attempt whose answer was lost is first looked up
+ * (`GET …/Messages.json?To=…`, `#findAccepted`): Twilio has no idempotency key.
  */
 export interface TwilioOptions {
   /** `AC` + 32 hex digits. */
@@ -22,7 +25,7 @@ export interface TwilioOptions {
   readonly from?: string;
   /** `MG` + 32 hex digits: Twilio picks the sender from the service's pool. */
   readonly messagingServiceSid?: string;
-  /** Twilio posts delivery status changes here (not consumed yet). */
+  /** Twilio posts delivery status changes here (`twilioStatusRoutes`); none: no receipts. */
   readonly statusCallbackUrl?: string;
   /** Default `https://api.twilio.com`; tests point it at a local fake. */
   readonly baseUrl?: string;
@@ -37,6 +40,20 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614]);
 /** A valid recipient that cannot receive this now: 21610 unsubscribed (replied STOP), 21612 not reachable by SMS. */
 const RECIPIENT_REFUSED_CODES = new Set([21610, 21612]);
+/** The look-up before a send again (`#findAccepted`): one page of messages to the number, and the clocks' margin. */
+const LOOKUP_PAGE_SIZE = 50;
+const LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
+/** Connection failures before any byte of the request was sent (undici's `cause.code`): nothing reached Twilio. */
+const CONNECT_FAILURE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+/** A message in these never reached the customer: sending again is no duplicate. */
+const NOT_RECEIVED_STATUSES = new Set(['failed', 'undelivered', 'canceled']);
 
 export class TwilioSmsProvider implements SmsProvider {
   readonly name = 'twilio';
@@ -77,27 +94,96 @@ export class TwilioSmsProvider implements SmsProvider {
     if (!E164.test(msg.to)) throw new SmsRejectedError(this.name, 'invalid_number', 'recipient is not an E.164 number');
     if (msg.body.length === 0) throw new SmsRejectedError(this.name, 'rejected', 'empty body');
 
+    // one deadline for the whole call, the look-up included: the job's lease covers one `timeoutMs`
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    if (msg.earlierAttemptSince !== undefined) {
+      let earlier: SmsSendResult | undefined;
+      try {
+        earlier = await this.#findAccepted(msg, msg.earlierAttemptSince, signal);
+      } catch (error) {
+        // the look-up failed before the POST started: whatever its reason, the customer was not texted
+        if (error instanceof SmsRetryableError) throw error.beforeSend();
+        throw error;
+      }
+      if (earlier) return earlier;
+    }
+
     const form = new URLSearchParams({ To: msg.to, [this.#sender[0]]: this.#sender[1], Body: msg.body });
     if (this.#statusCallbackUrl !== undefined) form.set('StatusCallback', this.#statusCallbackUrl);
+    const { status, retryAfter, text } = await this.#request(this.#endpoint, signal, form);
+    const json = parseJson(text);
+    if (status === 200 || status === 201) return this.#accepted(status, json);
+    throw this.#failure(status, json, retryAfter);
+  }
 
-    const signal = AbortSignal.timeout(this.#timeoutMs);
-    let status: number;
-    let retryAfter: string | null;
-    let text: string;
+  /**
+   * Twilio has no idempotency key: before sending again a message an earlier attempt may have had
+   * accepted (its answer lost: a timeout, a dropped connection, a worker stopped before its commit),
+   * one page of messages to the same number (`GET Messages.json?To=…`, `LOOKUP_PAGE_SIZE`) is read,
+   * and an outbound one created since the message was written (five minutes' clock margin), with the
+   * same body — or, for a body carrying a customer link, the same link — whose sid is not already
+   * another message's (`msg.isRecordedElsewhere`: two claims' receipts can read alike) is taken as
+   * that attempt's: its sid is answered instead of sending again; among several, the earliest created
+   * (the page's order is not relied on). One the carrier already failed or Twilio canceled is not: the
+   * customer did not get it, and a new send is no duplicate. A look-up that cannot be made now (5xx,
+   * 429, network, timeout, an unreadable 200) is retried like a send, and nothing was posted; one
+   * Twilio refuses (another 4xx) sends anyway, as before the look-up existed: a duplicate text beats a
+   * lost link.
+   */
+  async #findAccepted(msg: SmsMessage, since: Date, signal: AbortSignal): Promise<SmsSendResult | undefined> {
+    const query = new URLSearchParams({ To: msg.to, PageSize: String(LOOKUP_PAGE_SIZE) });
+    const { status, retryAfter, text } = await this.#request(`${this.#endpoint}?${query.toString()}`, signal);
+    const json = parseJson(text);
+    if (status !== 200) {
+      const failure = this.#failure(status, json, retryAfter);
+      if (failure instanceof SmsRetryableError || failure.reason === 'unauthorized') throw failure;
+      return undefined;
+    }
+    if (!isRecord(json) || !Array.isArray(json.messages)) {
+      // not a list Twilio writes: "none found" would text the customer again
+      throw new SmsRetryableError(this.name, 'invalid_response', 'look-up answered without a list of messages', {
+        httpStatus: status,
+      });
+    }
+    const link = findLink(msg.body);
+    const from = since.getTime() - LOOKUP_CLOCK_MARGIN_MS;
+    const candidates: { sid: string; status: string; created: number }[] = [];
+    for (const m of json.messages as unknown[]) {
+      if (!isRecord(m) || typeof m.sid !== 'string' || m.sid === '' || typeof m.status !== 'string') continue;
+      if (typeof m.direction !== 'string' || !m.direction.startsWith('outbound')) continue;
+      if (NOT_RECEIVED_STATUSES.has(m.status)) continue;
+      const created = typeof m.date_created === 'string' ? Date.parse(m.date_created) : Number.NaN;
+      if (!(created >= from)) continue;
+      if (typeof m.body !== 'string' || (m.body !== msg.body && !(link !== null && m.body.includes(link)))) continue;
+      candidates.push({ sid: m.sid, status: m.status, created });
+    }
+    candidates.sort((a, b) => a.created - b.created || (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0));
+    for (const c of candidates) {
+      if (msg.isRecordedElsewhere && (await msg.isRecordedElsewhere(c.sid))) continue;
+      return { providerMessageId: c.sid, status: c.status };
+    }
+    return undefined;
+  }
+
+  /** One call to the API (a POST when `form` is given), its answer read whole within `signal`. */
+  async #request(
+    url: string,
+    signal: AbortSignal,
+    form?: URLSearchParams,
+  ): Promise<{ status: number; retryAfter: string | null; text: string }> {
     try {
-      const response = await this.#fetch(this.#endpoint, {
-        method: 'POST',
+      const response = await this.#fetch(url, {
+        method: form ? 'POST' : 'GET',
         headers: {
           authorization: this.#authorization,
-          'content-type': 'application/x-www-form-urlencoded',
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
           accept: 'application/json',
         },
-        body: form.toString(),
+        ...(form ? { body: form.toString() } : {}),
         signal,
       });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
+      const retryAfter = response.headers.get('retry-after');
+      return { status: response.status, retryAfter, text: await response.text() };
     } catch (error) {
       if (signal.aborted) {
         throw new SmsRetryableError(
@@ -108,12 +194,11 @@ export class TwilioSmsProvider implements SmsProvider {
           { cause: error },
         );
       }
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      if (typeof code === 'string' && CONNECT_FAILURE_CODES.has(code))
+        throw new SmsRetryableError(this.name, 'unreachable', `no connection (${code})`, {}, { cause: error });
       throw new SmsRetryableError(this.name, 'network', 'request failed before an answer', {}, { cause: error });
     }
-
-    const json = parseJson(text);
-    if (status === 200 || status === 201) return this.#accepted(status, json);
-    throw this.#failure(status, json, retryAfter);
   }
 
   #accepted(status: number, json: unknown): SmsSendResult {
@@ -124,15 +209,10 @@ export class TwilioSmsProvider implements SmsProvider {
       });
     }
     if ((json.status === 'failed' || json.status === 'undelivered') && typeof json.error_code === 'number') {
-      throw new SmsRejectedError(
-        this.name,
-        INVALID_NUMBER_CODES.has(json.error_code) ? 'invalid_number' : 'rejected',
-        `message ${json.status}`,
-        {
-          httpStatus: status,
-          providerCode: json.error_code,
-        },
-      );
+      throw new SmsRejectedError(this.name, refusalReason(json.error_code), `message ${json.status}`, {
+        httpStatus: status,
+        providerCode: json.error_code,
+      });
     }
     return { providerMessageId: json.sid, status: json.status };
   }
@@ -159,19 +239,17 @@ export class TwilioSmsProvider implements SmsProvider {
         retryAfterMs: parseRetryAfter(retryAfter),
       });
     if (status === 401 || status === 403) return new SmsRejectedError(this.name, 'unauthorized', message, details);
-    if (status >= 400) {
-      const code = details.providerCode;
-      const reason =
-        code !== undefined && INVALID_NUMBER_CODES.has(code)
-          ? 'invalid_number'
-          : code !== undefined && RECIPIENT_REFUSED_CODES.has(code)
-            ? 'recipient_refused'
-            : 'rejected';
-      return new SmsRejectedError(this.name, reason, message, details);
-    }
+    if (status >= 400) return new SmsRejectedError(this.name, refusalReason(details.providerCode), message, details);
     // 1xx/3xx/other 2xx: not an answer the Messages API gives.
     return new SmsRetryableError(this.name, 'invalid_response', message, details);
   }
+}
+
+/** What a refusal is about, by Twilio's code: the recipient (someone can fix the contact) or the platform. */
+function refusalReason(code: number | undefined): 'invalid_number' | 'recipient_refused' | 'rejected' {
+  if (code !== undefined && INVALID_NUMBER_CODES.has(code)) return 'invalid_number';
+  if (code !== undefined && RECIPIENT_REFUSED_CODES.has(code)) return 'recipient_refused';
+  return 'rejected';
 }
 
 function parseJson(text: string): unknown {

@@ -1,0 +1,412 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
+import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
+import type { UndeliveredSms } from '../../src/notify/sms/delivery.ts';
+import {
+  giveUpStaleSms,
+  MAX_SMS_ATTEMPTS,
+  queueSms,
+  requeueStaleSms,
+  sendQueuedSms,
+  SMS_GIVE_UP_HOURS,
+  SMS_GIVEN_UP,
+} from '../../src/notify/sms/sms-queue.ts';
+import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
+import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
+import { deriveKeyring } from '../../src/platform/crypto.ts';
+import { transaction } from '../../src/platform/db.ts';
+import { smsTotal } from '../../src/platform/metrics.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
+import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
+import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio } from './twilio-fake.ts';
+
+/**
+ * At least once, through an outage: attempts Twilio answered with an error (5xx, 429) or never received
+ * do not use up the message's sends, so the sweep sends it once Twilio is back.
+ *
+ * Exactly once through Twilio, which has no idempotency key: the send job's retry after an attempt
+ * Twilio accepted but whose answer was lost (the connection dropped; a timeout or a worker stopped
+ * before its commit leave the row the same way) records that first message instead of texting again.
+ */
+
+const keys = deriveKeyring(testConfig().masterKey!);
+const jobs = { send: async () => 'job', sendMany: async () => undefined } as unknown as JobQueue;
+const TO = '+33612345678';
+const BODY =
+  'SkyFly (insured by Parasol): enter your bank details: https://parasol.example.com/c/q3Zk9Vb0T1xYw2cR8mN5pL';
+
+test('a retry after Twilio accepted the message but its answer was lost texts the customer once', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const fake = await startFakeTwilio(t);
+  t.after(() => assert.deepEqual(fake.problems, []));
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: '+14155552345',
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+  });
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:lost-answer:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:lost-answer:1')
+    .executeTakeFirstOrThrow();
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+
+  fake.override = 'drop';
+  await assert.rejects(sendQueuedSms(deps, smsId), SmsRetryableError);
+  assert.equal(fake.messages.length, 1, 'Twilio accepted it');
+  const first = fake.messages[0]!;
+  // its status callback comes before the platform knows the sid: kept
+  assert.equal(
+    await recordSmsDelivery(db, 'twilio', { messageSid: first.sid, status: 'delivered', errorCode: null }, new Date()),
+    'early',
+  );
+
+  fake.override = null;
+  assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+  assert.equal(fake.messages.length, 1, 'not texted twice');
+  const row = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'provider_message_id', 'attempts', 'delivery_status'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(
+    [row.status, row.provider_message_id, Number(row.attempts), row.delivery_status],
+    ['sent', first.sid, 2, 'delivered'],
+  );
+
+  // the first attempt sent without a look-up; the retry looked up and found it
+  assert.deepEqual(
+    fake.requests.map((r) => r.method),
+    ['POST', 'GET'],
+  );
+});
+
+test('a Twilio outage longer than the send job’s retries does not use up the message: the sweep sends it after', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:outage:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:outage:1')
+    .executeTakeFirstOrThrow();
+  let up = false;
+  const texted: string[] = [];
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async (msg) => {
+      if (!up) throw new SmsRetryableError('twilio', 'server_error', 'HTTP 503 (Twilio 20500)', { httpStatus: 503 });
+      texted.push(msg.body);
+      return { providerMessageId: `SM${'4'.repeat(32)}`, status: 'queued' };
+    },
+  };
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+  // every run of the job's chain (its retries), and more, while Twilio answers 503
+  for (let run = 0; run <= MAX_SMS_ATTEMPTS; run += 1)
+    await assert.rejects(sendQueuedSms(deps, smsId), SmsRetryableError);
+  assert.deepEqual(texted, []);
+
+  up = true;
+  const requeued: unknown[] = [];
+  const sweepJobs = { sendMany: async (_name: string, payloads: unknown[]) => void requeued.push(...payloads) };
+  assert.equal(await requeueStaleSms({ db, jobs: sweepJobs as unknown as JobQueue }, 0), 1);
+  assert.deepEqual(requeued, [{ smsId }]);
+  assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+  assert.deepEqual(texted, [BODY], 'texted once, once Twilio is back');
+});
+
+test('a sent message is stamped with the application’s clock, as the claim’s other times', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:clock:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:clock:1')
+    .executeTakeFirstOrThrow();
+  const NOW = new Date('2031-05-04T10:00:00.000Z');
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async () => ({ providerMessageId: `SM${'6'.repeat(32)}`, status: 'queued' }),
+  };
+  assert.equal(
+    await sendQueuedSms({ db, keys, provider: twilio, linkUselessClaimStatuses: [], now: () => NOW }, smsId),
+    'sent',
+  );
+  const row = await db.selectFrom('sms_messages').select('sent_at').where('id', '=', smsId).executeTakeFirstOrThrow();
+  assert.equal(row.sent_at?.toISOString(), NOW.toISOString());
+});
+
+test('two messages with the same text to one customer (two claims’ receipts) are both sent, each its own sid', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const fake = await startFakeTwilio(t);
+  t.after(() => assert.deepEqual(fake.problems, []));
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: '+14155552345',
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+  });
+  const partner = await createTestPartner(db, { environment: 'production' });
+  // a receipt carries no link: two claims' receipts of one customer can read word for word alike
+  const receipt = 'SkyFly (insured by Parasol): your compensation for AF1234 of 04/05 (EUR 250.00) was paid.';
+  const ids: string[] = [];
+  for (const key of ['test:twin:A:paid', 'test:twin:B:paid']) {
+    await transaction(db, (trx) =>
+      queueSms(
+        trx,
+        { jobs, keys },
+        { idempotencyKey: key, partnerId: partner.id, environment: 'production', claimId: null, to: TO, body: receipt },
+      ),
+    );
+    const row = await db
+      .selectFrom('sms_messages')
+      .select('id')
+      .where('idempotency_key', '=', key)
+      .executeTakeFirstOrThrow();
+    ids.push(row.id);
+  }
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+  assert.equal(await sendQueuedSms(deps, ids[0]!), 'sent');
+  // B's first attempt meets a Twilio error: its retry looks up first, and finds A's identical text
+  fake.override = {
+    status: 503,
+    body: {
+      code: 20500,
+      message: 'Internal Server Error',
+      more_info: 'https://www.twilio.com/docs/errors/20500',
+      status: 503,
+    },
+  };
+  await assert.rejects(sendQueuedSms(deps, ids[1]!), SmsRetryableError);
+  fake.override = null;
+  assert.equal(await sendQueuedSms(deps, ids[1]!), 'sent');
+
+  assert.equal(fake.messages.length, 2, 'each receipt texted');
+  const sids = await db
+    .selectFrom('sms_messages')
+    .select(['id', 'provider_message_id'])
+    .where('id', 'in', ids)
+    .execute();
+  const byId = new Map(sids.map((r) => [r.id, r.provider_message_id]));
+  assert.equal(byId.get(ids[0]!), fake.messages[0]?.sid);
+  assert.equal(byId.get(ids[1]!), fake.messages[1]?.sid);
+});
+
+test('a look-up that fails before the send (dropped, unreadable) is retried without using up a send', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const fake = await startFakeTwilio(t);
+  t.after(() => assert.deepEqual(fake.problems, []));
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: '+14155552345',
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+  });
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:lookup:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:lookup:1')
+    .executeTakeFirstOrThrow();
+  const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
+  const attempts = async () =>
+    Number(
+      (await db.selectFrom('sms_messages').select('attempts').where('id', '=', smsId).executeTakeFirstOrThrow())
+        .attempts,
+    );
+
+  // an error answer: given back, and the next send looks up first
+  fake.override = {
+    status: 503,
+    body: {
+      code: 20500,
+      message: 'Internal Server Error',
+      more_info: 'https://www.twilio.com/docs/errors/20500',
+      status: 503,
+    },
+  };
+  await assert.rejects(sendQueuedSms(deps, smsId), SmsRetryableError);
+  assert.equal(await attempts(), 0);
+  // the look-up's connection dropped, then its 200 unreadable: no POST, nothing counted
+  fake.override = 'drop';
+  await assert.rejects(
+    sendQueuedSms(deps, smsId),
+    (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+  );
+  fake.override = { status: 200, rawBody: '<html>maintenance</html>' };
+  await assert.rejects(
+    sendQueuedSms(deps, smsId),
+    (e: unknown) => e instanceof SmsRetryableError && e.reason === 'invalid_response',
+  );
+  assert.equal(await attempts(), 0, 'no send was attempted');
+  assert.equal(fake.messages.length, 0);
+  assert.deepEqual(
+    fake.requests.map((r) => r.method),
+    ['POST', 'GET', 'GET'],
+  );
+  fake.override = null;
+  assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+  assert.equal(fake.messages.length, 1);
+});
+
+test('a message still queued a day after it was written is given up: rejected, audited, handed to onUndelivered', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  const idOf = async (key: string) =>
+    (await db.selectFrom('sms_messages').select('id').where('idempotency_key', '=', key).executeTakeFirstOrThrow()).id;
+  for (const key of ['test:give-up:old', 'test:give-up:recent'])
+    await transaction(db, (trx) =>
+      queueSms(
+        trx,
+        { jobs, keys },
+        { idempotencyKey: key, partnerId: partner.id, environment: 'production', claimId: null, to: TO, body: BODY },
+      ),
+    );
+  const old = await idOf('test:give-up:old');
+  const recent = await idOf('test:give-up:recent');
+  // its sends used up (timeouts each time): before, it stayed queued for ever, unseen
+  await db
+    .updateTable('sms_messages')
+    .set({ created_at: new Date(Date.now() - (SMS_GIVE_UP_HOURS + 1) * 3_600_000), attempts: MAX_SMS_ATTEMPTS })
+    .where('id', '=', old)
+    .execute();
+  await db
+    .updateTable('sms_messages')
+    .set({ created_at: new Date(Date.now() - 3_600_000) })
+    .where('id', '=', recent)
+    .execute();
+
+  const told: UndeliveredSms[] = [];
+  const onUndelivered = async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms);
+  assert.equal(await giveUpStaleSms({ db, onUndelivered }), 1);
+  const rows = await db.selectFrom('sms_messages').select(['id', 'status', 'last_error']).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  assert.deepEqual([byId.get(old)?.status, byId.get(old)?.last_error], ['rejected', SMS_GIVEN_UP]);
+  assert.equal(byId.get(recent)?.status, 'queued');
+  assert.deepEqual(
+    told.map((m) => [m.smsId, m.status, m.superseded]),
+    [[old, 'rejected', false]],
+  );
+  const audits = await db
+    .selectFrom('audit_log')
+    .select(['action', 'entity_id', 'data'])
+    .where('action', '=', 'sms_rejected')
+    .execute();
+  assert.deepEqual(
+    audits.map((a) => [a.entity_id, (a.data as { reason?: string }).reason]),
+    [[old, 'given_up']],
+  );
+  assert.equal(await giveUpStaleSms({ db, onUndelivered }), 0, 'given up once');
+});
+
+test('the send job counts retryable failures by reason, and the sweep the messages given up (parasol_sms_total)', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: 'test:metrics:1',
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: TO,
+        body: BODY,
+      },
+    ),
+  );
+  const { id: smsId } = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', 'test:metrics:1')
+    .executeTakeFirstOrThrow();
+  const count = async (labels: Record<string, string>) =>
+    (await smsTotal.get()).values
+      .filter((v) => Object.entries(labels).every(([k, value]) => (v.labels as Record<string, unknown>)[k] === value))
+      .filter((v) => Object.keys(v.labels).length === Object.keys(labels).length)
+      .reduce((sum, v) => sum + v.value, 0);
+  const down: SmsProvider = {
+    name: 'twilio',
+    send: async () => {
+      throw new SmsRetryableError('twilio', 'server_error', 'HTTP 503');
+    },
+  };
+  const log = { info: () => {}, warn: () => {}, error: () => {} };
+  const rt = { db, keys, jobs, sms: down, now: () => new Date(), log } as unknown as JobRuntime;
+  const retries = { channel: 'twilio', outcome: 'retry', reason: 'server_error' };
+  const before = await count(retries);
+  await assert.rejects(JOBS.sms_send.handler(rt)({ id: 'j1', data: { smsId } } as never), SmsRetryableError);
+  assert.equal(await count(retries), before + 1, 'an outage is visible');
+
+  const givenUp = { channel: 'twilio', outcome: 'given_up' };
+  const beforeGivenUp = await count(givenUp);
+  await db
+    .updateTable('sms_messages')
+    .set({ created_at: new Date(Date.now() - (SMS_GIVE_UP_HOURS + 1) * 3_600_000) })
+    .where('id', '=', smsId)
+    .execute();
+  await JOBS.sms_requeue.handler({ ...rt, sms: undefined } as JobRuntime)({ id: 'j2', data: {} } as never);
+  assert.equal(await count(givenUp), beforeGivenUp + 1);
+});
