@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { toCsv } from '../../src/ledger/render.ts';
+import { statementPdf, toCsv } from '../../src/ledger/render.ts';
 import {
   CLAIM_COLUMNS,
   dayRange,
@@ -10,8 +10,10 @@ import {
   PREMIUM_COLUMNS,
   STATEMENT_COLUMNS,
   type Column,
+  type Statement,
 } from '../../src/ledger/reports.ts';
 import { DomainError } from '../../src/platform/errors.ts';
+import { pdfText } from './pdf-text.ts';
 
 describe('ledger reports: periods and CSV', () => {
   it('a month is a UTC month; a bad month names the field', () => {
@@ -104,5 +106,59 @@ describe('ledger reports: periods and CSV', () => {
       'flightaware: delayed, arrival delay 190 min, observed 2026-11-02T10:00:00Z',
     );
     assert.equal(evidenceSummary({ event: 'cancelled', evidence: {} }), 'unknown source: cancelled');
+  });
+
+  describe('the statement PDF prints the partner’s name in any Latin, Greek or Cyrillic alphabet', () => {
+    const statement: Statement = {
+      scope: { partnerId: 'p', environment: 'production' },
+      period: monthPeriod('2026-11'),
+      lines: [
+        {
+          currency: 'EUR',
+          premiumCollected: 1250,
+          premiumNet: 1000,
+          premiumTax: 250,
+          commission: 100,
+          refunds: 0,
+          taxRefunded: 0,
+          taxNetOfRefunds: 250,
+          amountDue: 1150,
+          compensationPaid: 0,
+        },
+      ],
+    };
+
+    for (const name of [
+      'Biuro Podróży Łódź',
+      'Cestovní kancelář Dvořák',
+      'Ταξιδιωτικό Γραφείο Αθηνών',
+      'Туристическое агентство «Москва»',
+      'İstanbul Seyahat Şirketi',
+      'Ångström & Søn — Reykjavík Þjónusta',
+    ]) {
+      it(name, async () => {
+        const pdf = await statementPdf(statement, { name, slug: 'acme-travel' });
+        const { lines, fonts } = pdfText(pdf);
+        assert.ok(lines.includes(`Partner: ${name} (production)`), lines.join('\n'));
+        assert.ok(lines.includes('amount due: 11.50 EUR'), lines.join('\n'));
+        // one font, embedded (subset) and mapped to Unicode: no standard font, which knows WinAnsi only
+        assert.deepEqual(
+          fonts.map((f) => ({ ...f, baseFont: f.baseFont.replace(/^[A-Z]{6}\+/, '') })),
+          [{ resource: 'F1', baseFont: 'DejaVuSans', subtype: 'Type0', toUnicode: true, embedded: true }],
+        );
+        // subset: the glyphs used, not the font's 750 kB
+        assert.ok(pdf.length < 40_000, `${pdf.length} bytes`);
+      });
+    }
+
+    it('a name the font cannot print (CJK) or lay out (Arabic, Hebrew: right to left) is replaced by the slug, said so', async () => {
+      for (const name of ['東京トラベル', 'سفريات الخليج', 'נסיעות', 'Łódź 旅行']) {
+        const { lines } = pdfText(await statementPdf(statement, { name, slug: 'acme-travel' }));
+        const text = lines.join('\n');
+        assert.ok(lines.includes('Partner: acme-travel (production)'), text);
+        assert.match(text, /name is in a script this statement's font does not print/);
+        assert.ok(!text.includes('\ufffd'), 'no glyph without its Unicode');
+      }
+    });
   });
 });
