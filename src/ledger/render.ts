@@ -20,8 +20,8 @@ import {
 
 /**
  * The reports as files: CSV (RFC 4180, UTF-8, comma, CRLF, header row; exact decimals), XLSX
- * (exceljs: numbers as numbers, dates as dates, one sheet) and, for the partner statement, PDF
- * (pdfkit). docs/bordereaux.md specifies the columns.
+ * (exceljs: numbers as numbers, instants and days as date cells, one sheet) and, for the partner
+ * statement, PDF (pdfkit). docs/bordereaux.md specifies the columns.
  */
 
 type Row = { currency: string };
@@ -50,6 +50,8 @@ export async function toXlsx<R extends Row>(report: Report<R>): Promise<Buffer> 
       // exact decimal text → number: below 2^53 minor units the double is the nearest to the decimal,
       // which Excel shows exactly at the currency's decimals
       if (c.kind === 'money') return v === null ? null : Number(cellText(c, row, row.currency));
+      // a calendar day as a date cell: its UTC midnight is that day's serial number, whole (exceljs counts in UTC)
+      if (c.kind === 'day') return v === null ? null : new Date(`${String(v)}T00:00:00Z`);
       return v;
     });
     const added = sheet.addRow(values);
@@ -59,6 +61,7 @@ export async function toXlsx<R extends Row>(report: Report<R>): Promise<Buffer> 
         const exponent = currencyExponent(row.currency);
         cell.numFmt = exponent ? `0.${'0'.repeat(exponent)}` : '0';
       } else if (c.kind === 'date') cell.numFmt = 'yyyy-mm-dd hh:mm:ss';
+      else if (c.kind === 'day') cell.numFmt = 'yyyy-mm-dd';
     });
   }
   return Buffer.from(await book.xlsx.writeBuffer());

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { statementPdf, toCsv } from '../../src/ledger/render.ts';
+import ExcelJS from 'exceljs';
+import { statementPdf, toCsv, toXlsx } from '../../src/ledger/render.ts';
 import {
   CLAIM_COLUMNS,
   dayRange,
@@ -90,6 +91,17 @@ describe('ledger reports: periods and CSV', () => {
       documented('### Partner statement'),
       STATEMENT_COLUMNS.map((c) => c.name),
     );
+    // the XLSX's date cells: the instants and the calendar days the doc names are the columns of those kinds
+    const named = (label: string) => {
+      const list = new RegExp(`${label} \\(([^)]*)\\)`).exec(doc.replace(/\s+/g, ' '));
+      assert.ok(list, `"${label} (…)" in the doc's file formats`);
+      return [...list[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).sort();
+    };
+    const ofKind = (kind: string) => [
+      ...new Set([...PREMIUM_COLUMNS, ...CLAIM_COLUMNS].filter((c) => c.kind === kind).map((c) => c.name)),
+    ];
+    assert.deepEqual(named('the instants'), ofKind('date').sort());
+    assert.deepEqual(named('the calendar days'), ofKind('day').sort());
   });
 
   it('the evidence summary keeps the source, event, delay and observation time only', () => {
@@ -106,6 +118,46 @@ describe('ledger reports: periods and CSV', () => {
       'flightaware: delayed, arrival delay 190 min, observed 2026-11-02T10:00:00Z',
     );
     assert.equal(evidenceSummary({ event: 'cancelled', evidence: {} }), 'unknown source: cancelled');
+  });
+
+  it('XLSX: a calendar day (departure_date) is a date cell of that day, an instant a date-time cell; CSV keeps the text', async () => {
+    const row = {
+      claim_number: 'CL-1',
+      contract_number: 'PA-1',
+      flight_number: 'AF1234',
+      departure_date: '2026-11-30',
+      reason: 'delay',
+      event: 'delayed',
+      delay_minutes: 190,
+      evidence: {},
+      compensation_amount: 5000,
+      currency: 'EUR',
+      status: 'paid',
+      opened_at: new Date('2026-11-30T23:30:00Z'),
+      paid_at: null,
+      paid_in_period: 5000,
+      failed_attempts_in_period: 0,
+    };
+    const period = monthPeriod('2026-11');
+    const report = { title: 'Claims bordereau', scope: { partnerId: 'p', environment: 'production' as const }, period };
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(
+      (await toXlsx({ ...report, columns: CLAIM_COLUMNS, rows: [row] })) as unknown as ExcelJS.Buffer,
+    );
+    const sheet = book.worksheets[0]!;
+    const cell = (name: string) => sheet.getRow(2).getCell(CLAIM_COLUMNS.findIndex((c) => c.name === name) + 1);
+    const departure = cell('departure_date');
+    assert.ok(departure.value instanceof Date, `departure_date is a date cell, got ${typeof departure.value}`);
+    assert.equal(departure.value.toISOString(), '2026-11-30T00:00:00.000Z', 'the day itself, at no hour');
+    assert.equal(departure.numFmt, 'yyyy-mm-dd');
+    assert.ok(cell('opened_at').value instanceof Date);
+    assert.equal(cell('opened_at').numFmt, 'yyyy-mm-dd hh:mm:ss');
+    // every day or instant column of both bordereaux is a date cell kind, never text
+    for (const column of [...CLAIM_COLUMNS, ...PREMIUM_COLUMNS])
+      if (/_(at|date)$/.test(column.name)) assert.ok(['date', 'day'].includes(column.kind), column.name);
+    const csv = toCsv(CLAIM_COLUMNS, [row]).toString('utf8').split('\r\n');
+    const header = csv[0]!.split(',');
+    assert.equal(csv[1]!.split(',')[header.indexOf('departure_date')], '2026-11-30', 'the CSV unchanged');
   });
 
   describe('the statement PDF prints the partner’s name in any Latin, Greek or Cyrillic alphabet', () => {
