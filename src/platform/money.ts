@@ -64,6 +64,16 @@ const LARGEST_TRANSFERS: Readonly<Record<string, { amount: number; rule: string 
 /**
  * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
  * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.
+ *
+ * Intl's digits are CLDR's, which differ from ISO 4217's for 17 currencies: IQD 0 (ISO 3) and AFN, ALL,
+ * COP, HUF, IDR, IRR, KPW, LAK, LBP, MGA, MMK, PKR, SLL, SOS, SYP, YER 0 (ISO 2). Kept on purpose: this
+ * exponent is what every stored amount means (agreements, contracts, claims, payouts, the ledger: integer
+ * minor units), what the API's `{ amount, currency }` means to partners and what the payment files write
+ * (`toDecimalString`), and an agreement may be in any of these currencies — aligning on ISO would make
+ * 5000 stored IQD read 5.000 dinars. A bank report's ISO decimals ("500000.00" HUF) are matched exactly
+ * all the same (`sameDecimal`). test/platform/money.unit.test.ts pins every currency's exponent, so a
+ * Node or ICU upgrade that changes one fails there rather than changing stored amounts' meaning.
+ * docs/DECISIONS.md, "Minor units are CLDR's".
  */
 export function currencyExponent(currency: string): number {
   let exponent = exponents.get(currency);
