@@ -161,7 +161,7 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
       message: `must list one or more of ${FORMULAS.join(', ')}`,
     });
   }
-  // an ISO 4217 code (Intl's list), not any three letters: every amount of the agreement, its contracts and
+  // an ISO 4217 code (money.ts's frozen list), not any three letters: every amount of the agreement, its contracts and
   // the ledger is in minor units of that currency, whose number of decimals only a real code tells
   if (!/^[A-Z]{3}$/.test(input.currency) || !isIsoCurrency(input.currency))
     errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
