@@ -4,7 +4,9 @@ import { inflateSync } from 'node:zlib';
  * The text layer of a PDF as pdfkit writes it, read as a viewer's copy or a text extractor reads it:
  * each `TJ` of its content streams is one line, its glyph codes turned to Unicode through the ToUnicode
  * map of the font the line is set in (`Tf`). A code no map names is read as U+FFFD, so a font without a
- * map (or a glyph missing from it) shows in the text. Also the fonts, as the file declares them.
+ * map (or a code missing from it) shows in the text. A character the font has no glyph for is another
+ * matter: pdfkit sets it as the .notdef glyph, which its map names as U+0000, so it reads as '\u0000'
+ * (not U+FFFD). Also the fonts, as the file declares them.
  * Enough for pdfkit's output (objects `n 0 obj … endobj`, Flate streams, `[<hex> n <hex>] TJ`); not a
  * general PDF reader.
  */

@@ -210,6 +210,8 @@ describe('ledger reports: periods and CSV', () => {
         assert.ok(lines.includes('Partner: acme-travel (production)'), text);
         assert.match(text, /name is in a script this statement's font does not print/);
         assert.ok(!text.includes('\ufffd'), 'no glyph without its Unicode');
+        // pdfkit sets a character its font has no glyph for as .notdef, which its ToUnicode map reads as U+0000
+        assert.ok(!text.includes('\u0000'), 'no character without its glyph');
       }
     });
   });
