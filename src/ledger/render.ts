@@ -87,16 +87,19 @@ const RIGHT_TO_LEFT =
   /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}]/u;
 
 /**
- * The text as the statement prints it (NFC), or undefined when it cannot be printed faithfully: a
- * character the font has no glyph for (CJK, Thai, Devanagari…: DejaVu Sans has none) or a right-to-left
- * script (Arabic, Hebrew). Never a box or a `?` in place of a letter: the caller prints something exact instead.
+ * The text as the statement prints it (NFC, each run of whitespace one U+0020 space, trimmed), or
+ * undefined when it cannot be printed faithfully: a character the font has no glyph for (CJK, Thai,
+ * Devanagari…: DejaVu Sans has none) or a right-to-left script (Arabic, Hebrew). Never a box or a `?` in
+ * place of a letter: the caller prints something exact instead. Whitespace is made a space first because
+ * DejaVu Sans has no glyph for some of it (U+3000, tab, CR, LF, VT, FF: pdfkit would set .notdef) and a
+ * line break would split the line; every character left, the space included, must have its glyph.
  */
 export function printableText(text: string): string | undefined {
-  const normalized = text.normalize('NFC');
+  const normalized = text.normalize('NFC').replace(/\s+/gu, ' ').trim();
   if (RIGHT_TO_LEFT.test(normalized)) return undefined;
   const glyphs = (statementGlyphs ??= fontkit.create(readFileSync(STATEMENT_FONT_FILE)));
   for (const char of normalized) {
-    if (!/\s/u.test(char) && !glyphs.hasGlyphForCodePoint(char.codePointAt(0)!)) return undefined;
+    if (!glyphs.hasGlyphForCodePoint(char.codePointAt(0)!)) return undefined;
   }
   return normalized;
 }

@@ -214,5 +214,15 @@ describe('ledger reports: periods and CSV', () => {
         assert.ok(!text.includes('\u0000'), 'no character without its glyph');
       }
     });
+
+    it('whitespace the font has no glyph for (ideographic space, tab, line breaks) is printed as one space', async () => {
+      for (const name of ['a\u3000b', 'a\tb', 'a \r\n\u000b\u000c b', 'a\u00a0\u2028b']) {
+        const { lines } = pdfText(await statementPdf(statement, { name, slug: 'acme-travel' }));
+        const text = lines.join('\n');
+        assert.ok(lines.includes('Partner: a b (production)'), JSON.stringify(lines));
+        assert.ok(!text.includes('\u0000'), 'no character without its glyph');
+        assert.ok(!text.includes('\ufffd'), 'no glyph without its Unicode');
+      }
+    });
   });
 });
