@@ -96,10 +96,7 @@ export function ledgerCommands(kit: CommandKit): void {
           const partner = await requirePartner(db, o.partner);
           const statement = await partnerStatement(db, { partnerId: partner.id, environment: o.env }, period);
           if (o.out) {
-            await write(
-              o.out,
-              o.format === 'pdf' ? await statementPdf(statement, partner.name) : statementCsv(statement),
-            );
+            await write(o.out, o.format === 'pdf' ? await statementPdf(statement, partner) : statementCsv(statement));
           }
           const lines = statement.lines.length
             ? statement.lines.map(

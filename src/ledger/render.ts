@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import ExcelJS from 'exceljs';
+import * as fontkit from 'fontkit';
 import PDFDocument from 'pdfkit';
 import { currencyExponent } from '../platform/money.ts';
 import type { ReportFormat } from './model.ts';
@@ -17,8 +20,8 @@ import {
 
 /**
  * The reports as files: CSV (RFC 4180, UTF-8, comma, CRLF, header row; exact decimals), XLSX
- * (exceljs: numbers as numbers, dates as dates, one sheet) and, for the partner statement, PDF
- * (pdfkit). docs/bordereaux.md specifies the columns.
+ * (exceljs: numbers as numbers, instants and days as date cells, one sheet) and, for the partner
+ * statement, PDF (pdfkit). docs/bordereaux.md specifies the columns.
  */
 
 type Row = { currency: string };
@@ -47,6 +50,8 @@ export async function toXlsx<R extends Row>(report: Report<R>): Promise<Buffer> 
       // exact decimal text → number: below 2^53 minor units the double is the nearest to the decimal,
       // which Excel shows exactly at the currency's decimals
       if (c.kind === 'money') return v === null ? null : Number(cellText(c, row, row.currency));
+      // a calendar day as a date cell: its UTC midnight is that day's serial number, whole (exceljs counts in UTC)
+      if (c.kind === 'day') return v === null ? null : new Date(`${String(v)}T00:00:00Z`);
       return v;
     });
     const added = sheet.addRow(values);
@@ -56,6 +61,7 @@ export async function toXlsx<R extends Row>(report: Report<R>): Promise<Buffer> 
         const exponent = currencyExponent(row.currency);
         cell.numFmt = exponent ? `0.${'0'.repeat(exponent)}` : '0';
       } else if (c.kind === 'date') cell.numFmt = 'yyyy-mm-dd hh:mm:ss';
+      else if (c.kind === 'day') cell.numFmt = 'yyyy-mm-dd';
     });
   }
   return Buffer.from(await book.xlsx.writeBuffer());
@@ -65,9 +71,52 @@ export function statementCsv(statement: Statement): Buffer {
   return toCsv(STATEMENT_COLUMNS, statement.lines);
 }
 
-/** The statement as a one-page PDF: partner, period, then one block per currency. */
-export async function statementPdf(statement: Statement, partnerName: string): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: 'Partner statement', Author: 'Parasol' } });
+/**
+ * The statement's font: DejaVu Sans 2.37 (npm `dejavu-fonts-ttf`, pinned; Bitstream Vera licence, free to
+ * embed and redistribute), embedded and subset by pdfkit — only the glyphs a statement uses go in the file,
+ * with a ToUnicode map, so its text is the exact Unicode text (copy, search, extraction). It covers Latin
+ * with its extensions (Łódź, Dvořák, İstanbul, Ångström), Greek and Cyrillic; pdfkit's standard fonts
+ * (Helvetica…) know WinAnsi only and garbled anything else. pdfkit reads the file for each statement;
+ * its glyph coverage (fontkit, pdfkit's own font engine) is read once per process.
+ */
+const STATEMENT_FONT_FILE = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
+let statementGlyphs: fontkit.Font | undefined;
+
+/** Scripts written right to left: pdfkit lays text out left to right only (no bidi), so their letters would come out reversed. */
+const RIGHT_TO_LEFT =
+  /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}]/u;
+
+/**
+ * The text as the statement prints it (NFC, each run of whitespace one U+0020 space, trimmed), or
+ * undefined when it cannot be printed faithfully: a character the font has no glyph for (CJK, Thai,
+ * Devanagari…: DejaVu Sans has none) or a right-to-left script (Arabic, Hebrew). Never a box or a `?` in
+ * place of a letter: the caller prints something exact instead. Whitespace is made a space first because
+ * DejaVu Sans has no glyph for some of it (U+3000, tab, CR, LF, VT, FF: pdfkit would set .notdef) and a
+ * line break would split the line; every character left, the space included, must have its glyph.
+ */
+export function printableText(text: string): string | undefined {
+  const normalized = text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+  if (RIGHT_TO_LEFT.test(normalized)) return undefined;
+  const glyphs = (statementGlyphs ??= fontkit.create(readFileSync(STATEMENT_FONT_FILE)));
+  for (const char of normalized) {
+    if (!glyphs.hasGlyphForCodePoint(char.codePointAt(0)!)) return undefined;
+  }
+  return normalized;
+}
+
+/**
+ * The statement as a PDF (one page while the currencies fit): partner, period, then one block per
+ * currency. The partner is named by its name when the font prints it faithfully (`printableText`), else by
+ * its slug (ASCII, its identifier everywhere) with a line saying why — docs/bordereaux.md, "Partner statement".
+ */
+export async function statementPdf(statement: Statement, partner: { name: string; slug: string }): Promise<Buffer> {
+  const name = printableText(partner.name);
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    font: STATEMENT_FONT_FILE,
+    info: { Title: 'Partner statement', Author: 'Parasol' },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<void>((resolve, reject) => {
@@ -77,7 +126,10 @@ export async function statementPdf(statement: Statement, partnerName: string): P
   const last = new Date(statement.period.to.getTime() - 86_400_000);
   doc.fontSize(18).text('Partner statement');
   doc.moveDown(0.5).fontSize(11);
-  doc.text(`Partner: ${partnerName} (${statement.scope.environment})`);
+  doc.text(`Partner: ${name ?? partner.slug} (${statement.scope.environment})`);
+  if (name === undefined) {
+    doc.text(`(The partner's name is in a script this statement's font does not print: named by its identifier.)`);
+  }
   doc.text(`Period: ${statement.period.from.toISOString().slice(0, 10)} to ${last.toISOString().slice(0, 10)} (UTC)`);
   doc.moveDown();
   if (!statement.lines.length) doc.text('No money movement in this period.');

@@ -53,9 +53,14 @@ export function dayRange(from: string, to: string): Period {
   return { from: start, to: new Date(end.getTime() + 86_400_000) };
 }
 
+/**
+ * A column: `date` an instant (a Date: CSV ISO 8601 UTC, XLSX a date-time cell), `day` a calendar day
+ * without time or zone (text `YYYY-MM-DD`, e.g. a flight's local departure date: CSV as it is, XLSX a date
+ * cell of that day), `money` signed minor units of the row's currency, `integer`, `text`.
+ */
 export interface Column<R> {
   name: string;
-  kind: 'text' | 'date' | 'money' | 'integer';
+  kind: 'text' | 'date' | 'day' | 'money' | 'integer';
   value: (row: R) => string | number | Date | null;
 }
 
@@ -101,7 +106,7 @@ export const CLAIM_COLUMNS: readonly Column<repo.ClaimRow>[] = [
   { name: 'claim_number', kind: 'text', value: (r) => r.claim_number },
   { name: 'contract_number', kind: 'text', value: (r) => r.contract_number },
   { name: 'flight_number', kind: 'text', value: (r) => r.flight_number },
-  { name: 'departure_date', kind: 'text', value: (r) => r.departure_date },
+  { name: 'departure_date', kind: 'day', value: (r) => r.departure_date },
   { name: 'reason', kind: 'text', value: (r) => r.reason },
   { name: 'event', kind: 'text', value: (r) => r.event },
   { name: 'delay_minutes', kind: 'integer', value: (r) => r.delay_minutes },

@@ -5,7 +5,7 @@
 import { coversCancellation, coversDelay, type Coverage } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
-import { currencyExponent, formatMoney } from '../platform/money.ts';
+import { currencyExponent, formatMoney, knownCurrencies } from '../platform/money.ts';
 
 /**
  * The most one passenger can be paid for one leg under this coverage: the cancellation amount when
@@ -36,7 +36,7 @@ let exponentExceptions: { currency: string; exponent: number }[] | undefined;
  * currency has 2).
  */
 export function currencyExponentExceptions(): readonly { currency: string; exponent: number }[] {
-  exponentExceptions ??= Intl.supportedValuesOf('currency')
+  exponentExceptions ??= knownCurrencies()
     .map((currency) => ({ currency, exponent: currencyExponent(currency) }))
     .filter((c) => c.exponent !== 2);
   return exponentExceptions;

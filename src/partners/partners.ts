@@ -159,7 +159,7 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
       message: `must list one or more of ${FORMULAS.join(', ')}`,
     });
   }
-  // an ISO 4217 code (Intl's list), not any three letters: every amount of the agreement, its contracts and
+  // an ISO 4217 code (money.ts's written-out list of the codes in force), not any three letters: every amount of the agreement, its contracts and
   // the ledger is in minor units of that currency, whose number of decimals only a real code tells; and
   // one a bank transfer pays in (not XDR, HRK…): its customers' compensation is paid in it — refused now,
   // not when a claim waits

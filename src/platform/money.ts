@@ -6,17 +6,46 @@
 import type { FieldError } from './errors.ts';
 import { LOCALES, type CustomerLang } from './language.ts';
 
-const exponents = new Map<string, number>();
-
-let isoCurrencies: ReadonlySet<string> | undefined;
+/**
+ * Every currency Parasol knows with its number of minor-unit digits: what one integer of minor units
+ * means (EUR 2, JPY 0, KWD 3). Frozen, not read from Intl at run time: Intl's digits are CLDR's, and
+ * CLDR changes them between Node/ICU versions (CLDR 47 gives HUF, COP, IDR and PKR 2 decimals, CLDR 48
+ * 0, and CLDR-19663 gives PKR 2 again in a later one), so a stored amount would mean another sum under another Node.
+ * These are exactly the digits (and the list) of `Intl.NumberFormat('en', { style: 'currency' })` and
+ * `Intl.supportedValuesOf('currency')` on Node 20.20.2 (ICU 78.2, CLDR 48.0), what every amount stored
+ * so far was written with; generated once from that Intl, never again. Changing a currency's digits here
+ * changes what its stored amounts mean: it needs a data migration of them (docs/DECISIONS.md, "Minor
+ * units are a frozen table").
+ */
+// prettier-ignore
+const MINOR_UNIT_DIGITS: Readonly<Record<string, 0 | 2 | 3>> = {
+  AED: 2, AFN: 0, ALL: 0, AMD: 2, ANG: 2, AOA: 2, ARS: 2, AUD: 2, AWG: 2, AZN: 2, BAM: 2, BBD: 2,
+  BDT: 2, BGN: 2, BHD: 3, BIF: 0, BMD: 2, BND: 2, BOB: 2, BRL: 2, BSD: 2, BTN: 2, BWP: 2, BYN: 2,
+  BZD: 2, CAD: 2, CDF: 2, CHF: 2, CLP: 0, CNY: 2, COP: 0, CRC: 2, CUC: 2, CUP: 2, CVE: 2, CZK: 2,
+  DJF: 0, DKK: 2, DOP: 2, DZD: 2, EGP: 2, ERN: 2, ETB: 2, EUR: 2, FJD: 2, FKP: 2, GBP: 2, GEL: 2,
+  GHS: 2, GIP: 2, GMD: 2, GNF: 0, GTQ: 2, GYD: 2, HKD: 2, HNL: 2, HRK: 2, HTG: 2, HUF: 0, IDR: 0,
+  ILS: 2, INR: 2, IQD: 0, IRR: 0, ISK: 0, JMD: 2, JOD: 3, JPY: 0, KES: 2, KGS: 2, KHR: 2, KMF: 0,
+  KPW: 0, KRW: 0, KWD: 3, KYD: 2, KZT: 2, LAK: 0, LBP: 0, LKR: 2, LRD: 2, LSL: 2, LYD: 3, MAD: 2,
+  MDL: 2, MGA: 0, MKD: 2, MMK: 0, MNT: 2, MOP: 2, MRU: 2, MUR: 2, MVR: 2, MWK: 2, MXN: 2, MYR: 2,
+  MZN: 2, NAD: 2, NGN: 2, NIO: 2, NOK: 2, NPR: 2, NZD: 2, OMR: 3, PAB: 2, PEN: 2, PGK: 2, PHP: 2,
+  PKR: 0, PLN: 2, PYG: 0, QAR: 2, RON: 2, RSD: 2, RUB: 2, RWF: 0, SAR: 2, SBD: 2, SCR: 2, SDG: 2,
+  SEK: 2, SGD: 2, SHP: 2, SLE: 2, SLL: 0, SOS: 0, SRD: 2, SSP: 2, STN: 2, SVC: 2, SYP: 0, SZL: 2,
+  THB: 2, TJS: 2, TMT: 2, TND: 3, TOP: 2, TRY: 2, TTD: 2, TWD: 2, TZS: 2, UAH: 2, UGX: 0, USD: 2,
+  UYU: 2, UZS: 2, VED: 2, VES: 2, VND: 0, VUV: 0, WST: 2, XAF: 0, XCD: 2, XCG: 2, XDR: 2, XOF: 0, XPF: 0,
+  XSU: 2, YER: 0, ZAR: 2, ZMW: 2, ZWG: 2, ZWL: 2,
+};
 
 /**
- * Whether a three-letter code is in Intl's list of ISO 4217 currencies: what formatting and
- * `currencyExponent` know. Not a validation of a typed code — that is `currencyError`.
+ * Whether a three-letter code is an ISO 4217 currency Parasol knows (`MINOR_UNIT_DIGITS`): an amount in
+ * minor units of any other code has no meaning, its minor unit being unknown.
  */
 export function isIsoCurrency(code: string): boolean {
-  isoCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
-  return isoCurrencies.has(code);
+  return Object.hasOwn(MINOR_UNIT_DIGITS, code);
+}
+
+/** Every currency Parasol knows (`MINOR_UNIT_DIGITS`), in alphabetical order. */
+export function knownCurrencies(): readonly string[] {
+  return Object.keys(MINOR_UNIT_DIGITS);
 }
 
 /**
@@ -295,17 +324,20 @@ const LARGEST_TRANSFERS: Readonly<Record<string, { amount: number; rule: string 
 };
 
 /**
- * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
- * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.
+ * Number of minor-unit digits of a currency Parasol knows (EUR 2, JPY 0, KWD 3): `MINOR_UNIT_DIGITS`,
+ * the one place that says it. A RangeError for any other code (callers refuse it first: `isIsoCurrency`).
+ *
+ * The digits are CLDR 48's, which differ from ISO 4217's for 17 currencies: IQD 0 (ISO 3) and AFN, ALL,
+ * COP, HUF, IDR, IRR, KPW, LAK, LBP, MGA, MMK, PKR, SLL, SOS, SYP, YER 0 (ISO 2). Kept on purpose: this
+ * exponent is what every stored amount means (agreements, contracts, claims, payouts, the ledger: integer
+ * minor units), what the API's `{ amount, currency }` means to partners and what the payment files write
+ * (`toDecimalString`), and an agreement may be in any of these currencies — aligning on ISO would make
+ * 5000 stored IQD read 5.000 dinars. A bank report's ISO decimals ("500000.00" HUF) are matched exactly
+ * all the same (`sameDecimal`). docs/DECISIONS.md, "Minor units are a frozen table".
  */
 export function currencyExponent(currency: string): number {
-  let exponent = exponents.get(currency);
-  if (exponent === undefined) {
-    exponent =
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    exponents.set(currency, exponent);
-  }
-  return exponent;
+  if (!isIsoCurrency(currency)) throw new RangeError(`${currency} is not a currency Parasol knows (ISO 4217)`);
+  return MINOR_UNIT_DIGITS[currency]!;
 }
 
 /** "10.5" EUR → 1050. Refuses signs, exponents and more decimals than the currency has. */
@@ -398,12 +430,19 @@ export const money = (amount: number, currency: string): Money => ({ amount, cur
 
 /**
  * The one money formatter. Without a language, for operators and documents: 5000 EUR → "50.00 EUR".
- * In a language, for people: "€50.00" (en) / "50,00 €" (fr), in the currency's own decimals (EUR 2,
- * JPY 0); Intl.NumberFormat formats the exact decimal string (ECMA-402 NumberFormat v3, Node ≥ 20):
- * no float is ever made of the amount.
+ * In a language, for people: "€50.00" (en) / "50,00 €" (fr), in the currency's digits of
+ * `currencyExponent` (EUR 2, JPY 0, HUF 0), given to Intl explicitly so that what is shown is what is
+ * stored whatever the running ICU's CLDR says; Intl.NumberFormat formats the exact decimal string
+ * (ECMA-402 NumberFormat v3, Node ≥ 20): no float is ever made of the amount.
  */
 export function formatMoney(minor: number, currency: string, lang?: CustomerLang): string {
   const decimal = toDecimalString(minor, currency);
   if (lang === undefined) return `${decimal} ${currency}`;
-  return new Intl.NumberFormat(LOCALES[lang], { style: 'currency', currency }).format(decimal as unknown as number);
+  const digits = currencyExponent(currency);
+  return new Intl.NumberFormat(LOCALES[lang], {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(decimal as unknown as number);
 }

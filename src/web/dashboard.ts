@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { partnerStatement } from '../ledger/index.ts';
-import { claimsByStatus, dailyActivity, dailyQuotes, type Scope } from './views-repo.ts';
+import { claimsByStatus, dailyActivity, dailyQuotes, type ClaimStatusCount, type Scope } from './views-repo.ts';
 
 /**
  * The partner console's dashboard: quotes (counted per hour by the API processes: a quote itself
@@ -23,7 +23,8 @@ export interface Dashboard {
   conversionRate: number | null;
   /** Cancelled contracts among those subscribed in the period, or null when there are none. */
   cancellationRate: number | null;
-  claimsByStatus: { status: string; count: number; amount: number }[];
+  /** Every claim of the partner and environment (not only the period's) per status: count, compensation per currency. */
+  claimsByStatus: ClaimStatusCount[];
   /** Per currency, the period's ledger totals (the statement's premium collected, commission, refunds, compensation paid). */
   money: { currency: string; premium: number; commission: number; refunded: number; paid: number }[];
 }

@@ -65,9 +65,15 @@ function sendFile(reply: FastifyReply, name: string, format: string, bytes: Buff
 
 const currentMonth = (now: Date) => now.toISOString().slice(0, 7);
 
-async function statementFile(deps: WebDeps, scope: Scope, period: Period, format: string, partnerName: string) {
+async function statementFile(
+  deps: WebDeps,
+  scope: Scope,
+  period: Period,
+  format: string,
+  partner: { name: string; slug: string },
+) {
   const statement = await partnerStatement(deps.db, scope, period);
-  return format === 'pdf' ? statementPdf(statement, partnerName) : statementCsv(statement);
+  return format === 'pdf' ? statementPdf(statement, partner) : statementCsv(statement);
 }
 
 async function exportFile(deps: WebDeps, scope: Scope, q: Static<typeof ExportQuery>): Promise<Buffer> {
@@ -111,7 +117,7 @@ export function adminReports(deps: WebDeps): FastifyPluginAsync {
         const name = `${q.report}-${partner.slug}-${q.env}-${q.month}`;
         if (q.report === 'statement') {
           const format = q.format === 'pdf' ? 'pdf' : 'csv';
-          return sendFile(reply, name, format, await statementFile(deps, scope, period, format, partner.name));
+          return sendFile(reply, name, format, await statementFile(deps, scope, period, format, partner));
         }
         const format = q.format === 'xlsx' ? 'xlsx' : 'csv';
         return sendFile(reply, name, format, (await bordereauFile(deps.db, q.report, scope, period, format)).bytes);
@@ -158,13 +164,10 @@ export function consoleReports(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const q = request.query;
         const session = request.webSession!;
-        const bytes = await statementFile(
-          deps,
-          scopeOf(session.partnerId!, q.env),
-          monthPeriod(q.month),
-          q.format,
-          session.partnerName ?? '',
-        );
+        const bytes = await statementFile(deps, scopeOf(session.partnerId!, q.env), monthPeriod(q.month), q.format, {
+          name: session.partnerName ?? '',
+          slug: session.partnerSlug ?? '',
+        });
         return sendFile(reply, `statement-${q.env}-${q.month}`, q.format, bytes);
       },
     );

@@ -59,21 +59,38 @@ export async function dailyQuotes(db: Executor, scope: Scope, from: Date, toExcl
   return rows.map((r) => ({ day: r.day, count: Number(r.count) }));
 }
 
+/** Claims in one status: how many (every currency), and their compensation per currency. */
+export interface ClaimStatusCount {
+  status: string;
+  count: number;
+  /** The compensation of the status's claims, one sum per currency (never added across currencies), by currency. */
+  amounts: { currency: string; amount: number }[];
+}
+
+/** Claims per status (a partner's in an environment, or every claim), each status's compensation per currency. */
 export async function claimsByStatus(
   db: Executor,
   scope: Scope | { environment?: undefined; partnerId?: undefined },
-): Promise<{ status: string; count: number; amount: number }[]> {
+): Promise<ClaimStatusCount[]> {
   let query = db
     .selectFrom('claims')
     .select([
       'status',
+      'currency',
       sql<number>`count(*)::int`.as('count'),
       sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('amount'),
     ]);
   if (scope.partnerId) query = query.where('partner_id', '=', scope.partnerId);
   if (scope.environment) query = query.where('environment', '=', scope.environment);
-  const rows = await query.groupBy('status').orderBy('status').execute();
-  return rows.map((r) => ({ status: r.status, count: Number(r.count), amount: Number(r.amount) }));
+  const rows = await query.groupBy(['status', 'currency']).orderBy('status').orderBy('currency').execute();
+  const byStatus = new Map<string, ClaimStatusCount>();
+  for (const r of rows) {
+    let entry = byStatus.get(r.status);
+    if (!entry) byStatus.set(r.status, (entry = { status: r.status, count: 0, amounts: [] }));
+    entry.count += Number(r.count);
+    entry.amounts.push({ currency: r.currency, amount: Number(r.amount) });
+  }
+  return [...byStatus.values()];
 }
 
 export interface Page<T> {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { inflateSync } from 'node:zlib';
 import { sql } from 'kysely';
 import {
   backfillLedger,
@@ -12,6 +11,7 @@ import {
   toCsv,
 } from '../../src/ledger/index.ts';
 import { toMinorUnits } from '../../src/platform/money.ts';
+import { pdfText } from './pdf-text.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -258,7 +258,7 @@ describe('ledger: a contract changed, partly then wholly cancelled', () => {
     const statementRow = Object.fromEntries(values!.split(',').map((v, i) => [header!.split(',')[i], v]));
     assert.equal(cents(statementRow.tax_refunded!), line.taxRefunded);
     assert.equal(cents(statementRow.tax_net_of_refunds!), line.taxNetOfRefunds);
-    const pdf = pdfText(await statementPdf(statement, 'Test Partner'));
+    const pdf = pdfText(await statementPdf(statement, { name: 'Test Partner', slug: 'test-partner' })).lines.join('\n');
     assert.ok(pdf.includes(`tax refunded: ${statementRow.tax_refunded} EUR`), pdf);
     assert.ok(pdf.includes(`tax net of refunds: ${statementRow.tax_net_of_refunds} EUR`), pdf);
   });
@@ -352,25 +352,3 @@ describe('ledger: a contract changed, partly then wholly cancelled', () => {
     assert.equal(await toCsvCell(new Date(cancelledAt.getTime() + 1)), cancelledAt.toISOString());
   });
 });
-
-/**
- * The text of a pdfkit PDF: its streams inflated, the hex strings of each text operation joined (pdfkit
- * writes standard-font text as hex glyph codes, split where it kerns), one line per operation.
- */
-function pdfText(pdf: Buffer): string {
-  const lines: string[] = [];
-  const raw = pdf.toString('latin1');
-  for (const match of raw.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g)) {
-    let content: string;
-    try {
-      content = inflateSync(Buffer.from(match[1]!, 'latin1')).toString('latin1');
-    } catch {
-      continue;
-    }
-    for (const op of content.matchAll(/\[([^\]]*)\]\s*TJ/g)) {
-      const hex = [...op[1]!.matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => h[1]).join('');
-      lines.push(Buffer.from(hex, 'hex').toString('latin1'));
-    }
-  }
-  return lines.join('\n');
-}

@@ -275,7 +275,7 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
       xlsxNet += Math.round(Number(sheet.getRow(i).getCell(netColumn).value) * 100);
     assert.equal(xlsxNet, line.premiumNet);
 
-    const pdf = await statementPdf(statement, 'Test Partner');
+    const pdf = await statementPdf(statement, { name: 'Test Partner', slug: 'test-partner' });
     assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
   });
 

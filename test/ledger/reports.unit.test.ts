@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { toCsv } from '../../src/ledger/render.ts';
+import ExcelJS from 'exceljs';
+import { statementPdf, toCsv, toXlsx } from '../../src/ledger/render.ts';
 import {
   CLAIM_COLUMNS,
   dayRange,
@@ -10,8 +11,10 @@ import {
   PREMIUM_COLUMNS,
   STATEMENT_COLUMNS,
   type Column,
+  type Statement,
 } from '../../src/ledger/reports.ts';
 import { DomainError } from '../../src/platform/errors.ts';
+import { pdfText } from './pdf-text.ts';
 
 describe('ledger reports: periods and CSV', () => {
   it('a month is a UTC month; a bad month names the field', () => {
@@ -88,6 +91,17 @@ describe('ledger reports: periods and CSV', () => {
       documented('### Partner statement'),
       STATEMENT_COLUMNS.map((c) => c.name),
     );
+    // the XLSX's date cells: the instants and the calendar days the doc names are the columns of those kinds
+    const named = (label: string) => {
+      const list = new RegExp(`${label} \\(([^)]*)\\)`).exec(doc.replace(/\s+/g, ' '));
+      assert.ok(list, `"${label} (…)" in the doc's file formats`);
+      return [...list[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).sort();
+    };
+    const ofKind = (kind: string) => [
+      ...new Set([...PREMIUM_COLUMNS, ...CLAIM_COLUMNS].filter((c) => c.kind === kind).map((c) => c.name)),
+    ];
+    assert.deepEqual(named('the instants'), ofKind('date').sort());
+    assert.deepEqual(named('the calendar days'), ofKind('day').sort());
   });
 
   it('the evidence summary keeps the source, event, delay and observation time only', () => {
@@ -104,5 +118,111 @@ describe('ledger reports: periods and CSV', () => {
       'flightaware: delayed, arrival delay 190 min, observed 2026-11-02T10:00:00Z',
     );
     assert.equal(evidenceSummary({ event: 'cancelled', evidence: {} }), 'unknown source: cancelled');
+  });
+
+  it('XLSX: a calendar day (departure_date) is a date cell of that day, an instant a date-time cell; CSV keeps the text', async () => {
+    const row = {
+      claim_number: 'CL-1',
+      contract_number: 'PA-1',
+      flight_number: 'AF1234',
+      departure_date: '2026-11-30',
+      reason: 'delay',
+      event: 'delayed',
+      delay_minutes: 190,
+      evidence: {},
+      compensation_amount: 5000,
+      currency: 'EUR',
+      status: 'paid',
+      opened_at: new Date('2026-11-30T23:30:00Z'),
+      paid_at: null,
+      paid_in_period: 5000,
+      failed_attempts_in_period: 0,
+    };
+    const period = monthPeriod('2026-11');
+    const report = { title: 'Claims bordereau', scope: { partnerId: 'p', environment: 'production' as const }, period };
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(
+      (await toXlsx({ ...report, columns: CLAIM_COLUMNS, rows: [row] })) as unknown as ExcelJS.Buffer,
+    );
+    const sheet = book.worksheets[0]!;
+    const cell = (name: string) => sheet.getRow(2).getCell(CLAIM_COLUMNS.findIndex((c) => c.name === name) + 1);
+    const departure = cell('departure_date');
+    assert.ok(departure.value instanceof Date, `departure_date is a date cell, got ${typeof departure.value}`);
+    assert.equal(departure.value.toISOString(), '2026-11-30T00:00:00.000Z', 'the day itself, at no hour');
+    assert.equal(departure.numFmt, 'yyyy-mm-dd');
+    assert.ok(cell('opened_at').value instanceof Date);
+    assert.equal(cell('opened_at').numFmt, 'yyyy-mm-dd hh:mm:ss');
+    // every day or instant column of both bordereaux is a date cell kind, never text
+    for (const column of [...CLAIM_COLUMNS, ...PREMIUM_COLUMNS])
+      if (/_(at|date)$/.test(column.name)) assert.ok(['date', 'day'].includes(column.kind), column.name);
+    const csv = toCsv(CLAIM_COLUMNS, [row]).toString('utf8').split('\r\n');
+    const header = csv[0]!.split(',');
+    assert.equal(csv[1]!.split(',')[header.indexOf('departure_date')], '2026-11-30', 'the CSV unchanged');
+  });
+
+  describe('the statement PDF prints the partner’s name in any Latin, Greek or Cyrillic alphabet', () => {
+    const statement: Statement = {
+      scope: { partnerId: 'p', environment: 'production' },
+      period: monthPeriod('2026-11'),
+      lines: [
+        {
+          currency: 'EUR',
+          premiumCollected: 1250,
+          premiumNet: 1000,
+          premiumTax: 250,
+          commission: 100,
+          refunds: 0,
+          taxRefunded: 0,
+          taxNetOfRefunds: 250,
+          amountDue: 1150,
+          compensationPaid: 0,
+        },
+      ],
+    };
+
+    for (const name of [
+      'Biuro Podróży Łódź',
+      'Cestovní kancelář Dvořák',
+      'Ταξιδιωτικό Γραφείο Αθηνών',
+      'Туристическое агентство «Москва»',
+      'İstanbul Seyahat Şirketi',
+      'Ångström & Søn — Reykjavík Þjónusta',
+    ]) {
+      it(name, async () => {
+        const pdf = await statementPdf(statement, { name, slug: 'acme-travel' });
+        const { lines, fonts } = pdfText(pdf);
+        assert.ok(lines.includes(`Partner: ${name} (production)`), lines.join('\n'));
+        assert.ok(lines.includes('amount due: 11.50 EUR'), lines.join('\n'));
+        // one font, embedded (subset) and mapped to Unicode: no standard font, which knows WinAnsi only
+        assert.deepEqual(
+          fonts.map((f) => ({ ...f, baseFont: f.baseFont.replace(/^[A-Z]{6}\+/, '') })),
+          [{ resource: 'F1', baseFont: 'DejaVuSans', subtype: 'Type0', toUnicode: true, embedded: true }],
+        );
+        // subset: the glyphs used, not the font's 750 kB
+        assert.ok(pdf.length < 40_000, `${pdf.length} bytes`);
+      });
+    }
+
+    it('a name the font cannot print (CJK) or lay out (Arabic, Hebrew: right to left) is replaced by the slug, said so', async () => {
+      for (const name of ['東京トラベル', 'سفريات الخليج', 'נסיעות', 'Łódź 旅行']) {
+        const { lines } = pdfText(await statementPdf(statement, { name, slug: 'acme-travel' }));
+        const text = lines.join('\n');
+        assert.ok(lines.includes('Partner: acme-travel (production)'), text);
+        assert.match(text, /name is in a script this statement's font does not print/);
+        assert.ok(!text.includes('\ufffd'), 'no glyph without its Unicode');
+        // pdfkit sets a character its font has no glyph for as .notdef, which its ToUnicode map reads as U+0000
+        assert.ok(!text.includes('\u0000'), 'no character without its glyph');
+      }
+    });
+
+    it('whitespace the font has no glyph for (ideographic space, tab, line breaks) is printed as one space', async () => {
+      for (const name of ['a\u3000b', 'a\tb', 'a \r\n\u000b\u000c b', 'a\u00a0\u2028b']) {
+        const { lines } = pdfText(await statementPdf(statement, { name, slug: 'acme-travel' }));
+        const text = lines.join('\n');
+        assert.ok(lines.includes('Partner: a b (production)'), JSON.stringify(lines));
+        assert.ok(!text.includes('\u0000'), 'no character without its glyph');
+        assert.ok(!text.includes('\ufffd'), 'no glyph without its Unicode');
+      }
+    });
   });
 });

@@ -2,11 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUser } from '../../src/partners/users.ts';
 import { encodeCursor } from '../../src/platform/cursor.ts';
+import { formatMoney } from '../../src/platform/money.ts';
 import { asset } from '../../src/web/layout.ts';
+import { claimsByStatus } from '../../src/web/views-repo.ts';
 import {
   buildTestApp,
+  cancelledFlightClaim,
   consoleClaimRows,
   createTestPartner,
+  eventually,
   FLIGHT,
   post,
   subscribeTrip,
@@ -78,6 +82,50 @@ describe('console and operator pages', () => {
     const chart = await t.app.inject({ method: 'GET', url: '/assets/chart.umd.min.js' });
     assert.equal(chart.statusCode, 200);
     assert.match(String(chart.headers['content-type']), /javascript/);
+  });
+
+  test('claims by status: counted over every currency, their compensation never added across currencies', async () => {
+    const { partner, browser } = await signedInPartner();
+    const eur = await cancelledFlightClaim(t, partner, partner.auth, { flightNumber: 'AF7101' });
+    const usd = await cancelledFlightClaim(t, partner, partner.auth, { flightNumber: 'AF7102' });
+    // the same status, one claim in another currency (as a partner whose currency changed would have)
+    await t.db.updateTable('claims').set({ currency: 'USD' }).where('claim_number', '=', usd.claimNumber).execute();
+    // both in one status: once their first message is sent (a job), awaiting bank details
+    const status = 'awaiting_bank_details';
+    const claims = await eventually(async () => {
+      const rows = await t.db
+        .selectFrom('claims')
+        .select(['claim_number', 'status', 'compensation_amount'])
+        .where('claim_number', 'in', [eur.claimNumber, usd.claimNumber])
+        .execute();
+      return rows.every((r) => r.status === status) ? rows : undefined;
+    });
+    const amountOf = (n: string) => Number(claims.find((c) => c.claim_number === n)!.compensation_amount);
+
+    const counts = await claimsByStatus(t.db, { partnerId: partner.id, environment: 'sandbox' });
+    assert.deepEqual(counts, [
+      {
+        status,
+        count: 2,
+        amounts: [
+          { currency: 'EUR', amount: amountOf(eur.claimNumber) },
+          { currency: 'USD', amount: amountOf(usd.claimNumber) },
+        ],
+      },
+    ]);
+
+    const page = await browser.get('/console/dashboard?env=sandbox');
+    assert.equal(page.statusCode, 200);
+    const table = /<table id="claims-by-status">[\s\S]*?<\/table>/.exec(page.body)?.[0] ?? '';
+    const row = /<tbody><tr>([\s\S]*?)<\/tr>/.exec(table)?.[1] ?? '';
+    const cells = [...row.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((m) => m[1]);
+    assert.equal(cells[1], '2');
+    const money = (minor: number, currency: string) => formatMoney(minor, currency, 'en');
+    assert.equal(
+      cells[2],
+      `${money(amountOf(eur.claimNumber), 'EUR')}<br>${money(amountOf(usd.claimNumber), 'USD')}`,
+      table,
+    );
   });
 
   test('the contract page lists the versions of a changed contract', async () => {
