@@ -712,6 +712,8 @@ export interface ExpiredClaim {
   partnerId: string;
   environment: Environment;
   contractId: string;
+  /** The due date it passed (its audit row says it). */
+  bankDetailsDueAt: Date;
 }
 
 /**
@@ -727,6 +729,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     partner_id: string;
     environment: Environment;
     contract_id: string;
+    bank_details_due_at: Date;
   }>`
     UPDATE claims SET status = 'expired', updated_at = ${now}
     WHERE id IN (
@@ -735,7 +738,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
         AND manual_review_at IS NULL
       ORDER BY bank_details_due_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, claim_number, partner_id, environment, contract_id`.execute(db);
+    RETURNING id, claim_number, partner_id, environment, contract_id, bank_details_due_at`.execute(db);
   const ids = result.rows.map((r) => r.id);
   if (ids.length > 0)
     await db
@@ -750,6 +753,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     partnerId: r.partner_id,
     environment: r.environment,
     contractId: r.contract_id,
+    bankDetailsDueAt: new Date(r.bank_details_due_at),
   }));
 }
 

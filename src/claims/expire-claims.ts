@@ -1,4 +1,4 @@
-import { audit } from '../platform/audit.ts';
+import { audit, auditAll } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { emitClaimWebhookEvents } from '../webhooks/index.ts';
@@ -8,8 +8,11 @@ import { completeFinishedContracts, completeSettledContracts } from './contract-
 /**
  * Claims whose customer gave no bank details in time (PARASOL_BANK_DETAILS_DAYS after the link, or
  * after a rejected payment) become `expired`: set-wise, a batch at a time, each batch in one
- * transaction with its webhook events and the completion of the contracts it settles. A scheduled
- * job runs it every 15 minutes.
+ * transaction with its webhook events, the completion of the contracts it settles and its audit rows —
+ * one per claim under its number (`claim_expired`, with the due date it passed: the claim's trail on
+ * the desk, as its other status changes), in one statement, and the batch's `claims_expired` naming
+ * them all (the claims bordereau reads a claim's status at a period's end from it). A scheduled job
+ * runs it every 15 minutes.
  */
 export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Date }): Promise<number> {
   let total = 0;
@@ -24,6 +27,19 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
         'claim.expired',
         claims.map((c) => c.id),
         now,
+      );
+      await auditAll(
+        trx,
+        claims.map((c) => ({
+          actor: 'system',
+          partnerId: c.partnerId,
+          environment: c.environment,
+          entity: 'claim',
+          entityId: c.claimNumber,
+          action: 'claim_expired',
+          at: now,
+          data: { bankDetailsDueAt: c.bankDetailsDueAt.toISOString() },
+        })),
       );
       await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))], now);
       await audit(trx, {
