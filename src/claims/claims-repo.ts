@@ -377,6 +377,7 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       'cl.paid_at',
       'cl.evidence',
       'cl.manual_review_at',
+      'cl.bank_details_due_at',
       'c.coverage',
       'c.passengers',
       'c.configuration_version',

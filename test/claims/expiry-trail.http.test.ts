@@ -13,11 +13,12 @@ import {
 } from '../helper.ts';
 
 /**
- * A claim whose customer never gave bank details expires; its trail on the claim desk (`parasol claims
+ * A claim whose customer never gave bank details expires: its link's page says so from the due instant
+ * (before the expiry job, every 15 minutes, has recorded it), and its trail on the claim desk (`parasol claims
  * show`, the claim page) says so under its own number, as each other status change of the claim: when,
  * by whom, and the due date it passed — with the claim's partner and environment, like its other rows.
  */
-describe('an expired claim: its expiry in its own audit trail', () => {
+describe('an expired claim: what its customer reads, and its own audit trail', () => {
   let t: TestApp;
   let a: TestPartner;
   let b: TestPartner;
@@ -109,5 +110,42 @@ describe('an expired claim: its expiry in its own audit trail', () => {
       .where('action', '=', 'claim_expired')
       .execute();
     assert.equal(again.length, 1);
+  });
+
+  it('its page says the time ran out from the due instant, before the expiry job has run; the link takes nothing', async () => {
+    const claim = await waitingClaim(a);
+    const open = await t.app.inject({ method: 'GET', url: claim.link });
+    assert.equal(open.statusCode, 200);
+    assert.match(open.body, /name="iban"/);
+
+    // the due date passed a minute ago; the expiry job has not run yet
+    const due = new Date(Date.now() - 60_000);
+    await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', claim.id).execute();
+    await t.db.updateTable('claim_tokens').set({ expires_at: due }).where('claim_id', '=', claim.id).execute();
+    const page = await t.app.inject({ method: 'GET', url: claim.link });
+    assert.equal(page.statusCode, 410);
+    assert.match(page.body, /data-status="expired"/, 'the page tells where the claim stands: expired');
+    assert.match(page.body, /has run out/);
+    assert.doesNotMatch(page.body, /being prepared/, 'not a compensation being prepared');
+    assert.doesNotMatch(page.body, /name="iban"/);
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: claim.link,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        accountHolder: 'Camille Martin',
+        iban: 'DE89 3704 0044 0532 0130 00',
+        bic: '',
+      }).toString(),
+    });
+    assert.equal(posted.statusCode, 410);
+    assert.match(posted.body, /data-status="expired"/);
+    const row = await t.db.selectFrom('claims').select('status').where('id', '=', claim.id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'awaiting_bank_details', 'the page records nothing: the expiry job does');
+
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() });
+    const after = await t.app.inject({ method: 'GET', url: claim.link });
+    assert.equal(after.statusCode, 410);
+    assert.match(after.body, /data-status="expired"/, 'the same page once recorded');
   });
 });
