@@ -707,6 +707,29 @@ export async function markClaimVoided(db: Executor, claimId: string, at: Date): 
     .execute();
 }
 
+/**
+ * Claims still `opened` — their first message (the bank-details link) never written — opened before
+ * `openedBefore` and not handed to a new notification since `touchedBefore` (`updated_at`, which this
+ * sets to `now`): their `claims_notify` job was lost (its retries exhausted, e.g. through a long
+ * database outage). Answers their ids, at most `limit`, and marks them so that the next sweep leaves
+ * them alone until `touchedBefore` passes again. One statement; rows another transaction holds (the
+ * job itself, running) are skipped.
+ */
+export async function touchClaimsNeverNotified(
+  db: Executor,
+  q: { openedBefore: Date; touchedBefore: Date; now: Date; limit: number },
+): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    UPDATE claims SET updated_at = ${q.now}
+    WHERE id IN (
+      SELECT id FROM claims
+      WHERE status = 'opened' AND opened_at < ${q.openedBefore} AND updated_at < ${q.touchedBefore}
+      ORDER BY opened_at LIMIT ${q.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
 export interface ExpiredClaim {
   id: string;
   claimNumber: string;
