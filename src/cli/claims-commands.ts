@@ -136,7 +136,7 @@ export function claimsCommands(kit: CommandKit): void {
   leaf(
     claims,
     'expire',
-    'Expire now the claims whose bank details are overdue (a job does it every 15 minutes)',
+    'Expire now the claims whose bank details are overdue, and queue again the first message of a claim still opened an hour on (a job does both every 15 minutes)',
     'parasol claims expire',
   ).action(
     run(async () => {
