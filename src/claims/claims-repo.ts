@@ -707,27 +707,62 @@ export async function markClaimVoided(db: Executor, claimId: string, at: Date): 
     .execute();
 }
 
+/** The audit actions of the sweep of claims whose first message was lost (`requeueNeverNotified`), under the claim's number. */
+export const NOTIFICATION_REQUEUED = 'claim_notification_requeued';
+export const NOTIFICATION_ABANDONED = 'claim_notification_abandoned';
+
+export interface NeverNotifiedClaim {
+  id: string;
+  claimNumber: string;
+  partnerId: string;
+  environment: Environment;
+  openedAt: Date;
+  /** How many times its first message was queued again already (its `claim_notification_requeued` rows). */
+  requeues: number;
+}
+
 /**
  * Claims still `opened` — their first message (the bank-details link) never written — opened before
- * `openedBefore` and not handed to a new notification since `touchedBefore` (`updated_at`, which this
- * sets to `now`): their `claims_notify` job was lost (its retries exhausted, e.g. through a long
- * database outage). Answers their ids, at most `limit`, and marks them so that the next sweep leaves
- * them alone until `touchedBefore` passes again. One statement; rows another transaction holds (the
- * job itself, running) are skipped.
+ * `before`, not touched since `before` (`updated_at`, which this sets to `now`) and not left for the
+ * desk yet (no `claim_notification_abandoned` row): at most `limit`, oldest first, each with the number
+ * of times its message was queued again. One statement; rows another transaction holds (the job
+ * itself, running; another sweep) are skipped, and a row another sweep touched meanwhile no longer
+ * matches: each claim is answered to one sweep per `before`.
  */
 export async function touchClaimsNeverNotified(
   db: Executor,
-  q: { openedBefore: Date; touchedBefore: Date; now: Date; limit: number },
-): Promise<string[]> {
-  const result = await sql<{ id: string }>`
+  q: { before: Date; now: Date; limit: number },
+): Promise<NeverNotifiedClaim[]> {
+  const result = await sql<{
+    id: string;
+    claim_number: string;
+    partner_id: string;
+    environment: Environment;
+    opened_at: Date;
+    requeues: number;
+  }>`
     UPDATE claims SET updated_at = ${q.now}
     WHERE id IN (
-      SELECT id FROM claims
-      WHERE status = 'opened' AND opened_at < ${q.openedBefore} AND updated_at < ${q.touchedBefore}
-      ORDER BY opened_at LIMIT ${q.limit}
-      FOR UPDATE SKIP LOCKED)
-    RETURNING id`.execute(db);
-  return result.rows.map((r) => r.id);
+      SELECT cl.id FROM claims cl
+      WHERE cl.status = 'opened' AND cl.opened_at < ${q.before} AND cl.updated_at < ${q.before}
+        AND NOT EXISTS (
+          SELECT 1 FROM audit_log a
+          WHERE a.entity = 'claim' AND a.entity_id = cl.claim_number AND a.action = ${NOTIFICATION_ABANDONED})
+      ORDER BY cl.opened_at LIMIT ${q.limit}
+      FOR UPDATE OF cl SKIP LOCKED)
+    RETURNING id, claim_number, partner_id, environment, opened_at,
+      (SELECT count(*) FROM audit_log a
+       WHERE a.entity = 'claim' AND a.entity_id = claims.claim_number AND a.action = ${NOTIFICATION_REQUEUED})::integer AS requeues`.execute(
+    db,
+  );
+  return result.rows.map((r) => ({
+    id: r.id,
+    claimNumber: r.claim_number,
+    partnerId: r.partner_id,
+    environment: r.environment,
+    openedAt: new Date(r.opened_at),
+    requeues: Number(r.requeues),
+  }));
 }
 
 export interface ExpiredClaim {

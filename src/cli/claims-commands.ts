@@ -7,6 +7,7 @@ import {
   correctClaimPhone,
   correctVoidCause,
   expireClaims,
+  requeueNeverNotified,
   findClaimForDesk,
   operatorClaimsPage,
   remindClaims,
@@ -136,13 +137,21 @@ export function claimsCommands(kit: CommandKit): void {
   leaf(
     claims,
     'expire',
-    'Expire now the claims whose bank details are overdue, and queue again the first message of a claim still opened an hour on (a job does both every 15 minutes)',
+    'Expire now the claims whose bank details are overdue, and queue again the first message of a claim still opened 8 hours on (at most 3 times, for a claim opened within 3 days; then it is left for the desk) — a job does both every 15 minutes',
     'parasol claims expire',
   ).action(
     run(async () => {
       const { jobs } = services();
-      const expired = await expireClaims({ db, jobs, now: () => new Date() });
-      return { data: { expired }, lines: [expired ? `Expired ${expired} claim(s).` : 'No claim is overdue.'] };
+      const now = () => new Date();
+      const expired = await expireClaims({ db, jobs, now });
+      const { requeued, abandoned } = await requeueNeverNotified({ db, jobs, now });
+      const lines = [expired ? `Expired ${expired} claim(s).` : 'No claim is overdue.'];
+      if (requeued) lines.push(`Queued again the first message of ${requeued} claim(s) never notified.`);
+      if (abandoned.length)
+        lines.push(
+          `Left for the desk ${abandoned.length} claim(s) never notified (still opened): ${abandoned.join(', ')}.`,
+        );
+      return { data: { expired, requeued, abandoned }, lines };
     }),
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
   expireClaims,
+  requeueNeverNotified,
   notifyClaim,
   remindClaims,
   tellPartnerCustomerUnreachable,
@@ -398,6 +399,14 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     handler: (rt) => async () => {
       const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
       if (expired > 0) rt.log.info({ expired }, 'claims expired');
+      const { requeued, abandoned } = await requeueNeverNotified({ db: rt.db, jobs: rt.jobs, now: rt.now });
+      if (requeued > 0)
+        rt.log.warn({ requeued }, 'claims whose first message was lost: their notification queued again');
+      if (abandoned.length > 0)
+        rt.log.warn(
+          { abandoned: abandoned.length, claims: abandoned.slice(0, 20) },
+          'claims never notified left for the desk (parasol claims list --status opened)',
+        );
     },
   },
   claims_remind: {
