@@ -161,6 +161,7 @@ export interface JobDefinition<P> {
 export const CLAIM_PATH_POLICIES = {
   // A notification is a few statements and an SMS: retried quickly, then with back-off for hours
   // (12 retries from 3 s: 3.4 to 6.8 h in all). Its batch of 50 runs in a few seconds, well within 15 s.
+  // The sweep of claims never notified (claims/expire-claims.ts, NEVER_NOTIFIED_AFTER_MS: 8 h) waits beyond this window.
   claims_notify: { retryLimit: 12, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
   // a few attempts only (Twilio has no idempotency key: each retry may text again); MAX_SMS_ATTEMPTS caps the sends anyway
   sms_send: SMS_QUEUE_POLICY,
