@@ -710,6 +710,16 @@ export async function markClaimVoided(db: Executor, claimId: string, at: Date): 
 /** The audit actions of the sweep of claims whose first message was lost (`requeueNeverNotified`), under the claim's number. */
 export const NOTIFICATION_REQUEUED = 'claim_notification_requeued';
 export const NOTIFICATION_ABANDONED = 'claim_notification_abandoned';
+/**
+ * The desk's "resend the link" on a claim still `opened` (claims/desk.ts): its first message queued
+ * again by an operator. Not counted among the sweep's re-queues, nor does it end the desk's hand-off.
+ */
+export const NOTIFICATION_REQUEUED_BY_DESK = 'claim_notification_requeued_by_desk';
+
+/** Marks the claim written at `at` (its `updated_at`), nothing else. */
+export async function touchClaim(db: Executor, claimId: string, at: Date): Promise<void> {
+  await db.updateTable('claims').set({ updated_at: at }).where('id', '=', claimId).execute();
+}
 
 export interface NeverNotifiedClaim {
   id: string;

@@ -307,12 +307,12 @@ export function claimsCommands(kit: CommandKit): void {
   );
 
   /** A desk action on a claim: the operator as actor, `--reason`, `--once` (kit.ts `deskResult`). */
-  const desk = (
+  const desk = <D extends DeskOutcome>(
     nameAndArgs: string,
     description: string,
     example: string,
-    act: (input: DeskAction, options: Record<string, string>) => Promise<DeskOutcome>,
-    said: (claimNumber: string) => string,
+    act: (input: DeskAction, options: Record<string, string>) => Promise<D>,
+    said: (claimNumber: string, done: D) => string,
   ) =>
     deskOptions(leaf(claims, nameAndArgs, description, example)).action(
       run(
@@ -321,7 +321,7 @@ export function claimsCommands(kit: CommandKit): void {
             actor,
             options,
             (action) => act({ ...action, claimNumber }, options),
-            (done) => said(done.claimNumber),
+            (done) => said(done.claimNumber, done),
           ),
         deskNames,
       ),
@@ -342,10 +342,13 @@ export function claimsCommands(kit: CommandKit): void {
 
   desk(
     'resend-link <claimNumber>',
-    'Text the customer a new bank-details link now (the previous link takes no more details and shows none; the due date stays)',
+    'Text the customer a new bank-details link now (the previous link takes no more details and shows none; the due date stays); for a claim still opened (its first message never sent), queue its first message again',
     'parasol claims resend-link CLM-00000042 --reason "customer lost the SMS"',
     (input) => resendClaimLink(notifyDeps(), input),
-    (n) => `${n}: a new link was texted to the customer.`,
+    (n, done) =>
+      done.firstMessageQueued
+        ? `${n}: its first message was queued again (the worker texts it; the claim then waits for bank details).`
+        : `${n}: a new link was texted to the customer.`,
   );
 
   desk(

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expireClaims, openClaimsForFlightEvent, requeueNeverNotified } from '../../src/claims/index.ts';
+import { sql } from 'kysely';
+import {
+  expireClaims,
+  openClaimsForFlightEvent,
+  requeueNeverNotified,
+  resendClaimLink,
+} from '../../src/claims/index.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import {
   buildTestApp,
@@ -12,8 +18,10 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { Browser, csrfOf } from '../web/inject-browser.ts';
 
 const HOUR = 60 * 60_000;
+const ADMIN = { email: 'ops-lost-notification@parasol.test', password: 'operator password 42' };
 
 /**
  * A claim's first message is a `claims_notify` job queued with the claim. When that job is lost (its
@@ -27,7 +35,12 @@ describe('a claim whose first notification job was lost', () => {
   let a: TestPartner;
   before(async () => {
     t = await buildTestApp({
-      env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' },
+      env: {
+        PARASOL_ADMIN_EMAIL: ADMIN.email,
+        PARASOL_ADMIN_PASSWORD: ADMIN.password,
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+      },
     });
     a = await createTestPartner(t.db);
   });
@@ -66,7 +79,10 @@ describe('a claim whose first notification job was lost', () => {
   const recording = (claimId: string, to?: JobQueue) => {
     const queued: unknown[] = [];
     const queue = {
-      send: async () => undefined,
+      send: async (name: string, data: { claimId: string }, options: object) => {
+        if (name === 'claims_notify' && data.claimId === claimId) queued.push(data);
+        return to ? to.send(name as 'claims_notify', data, options) : null;
+      },
       sendMany: async (name: string, data: { claimId: string }[], options: object) => {
         if (name === 'claims_notify') queued.push(...data.filter((d) => d.claimId === claimId));
         if (to) await to.sendMany(name as 'claims_notify', data, options);
@@ -175,5 +191,106 @@ describe('a claim whose first notification job was lost', () => {
     const again = await runCliOn(t, ['--json', 'claims', 'expire']);
     assert.equal(again.code, 0, again.err);
     assert.equal((JSON.parse(again.out) as { requeued: number }).requeued, 0);
+  });
+
+  /** A claim left for the desk by the sweep (opened over 3 days ago), never texted. */
+  const abandonedClaim = async (flightNumber: string) => {
+    const { c, claim } = await openWithLostJob(flightNumber);
+    const dropped = recording(claim.id);
+    const at = new Date(claim.opened_at.getTime() + 3 * 24 * HOUR + HOUR);
+    const swept = await requeueNeverNotified({ db: t.db, jobs: dropped.queue, now: () => at });
+    assert.ok(swept.abandoned.includes(claim.claim_number));
+    assert.equal(dropped.queued.length, 0);
+    assert.equal((await claimOf(c.contractNumber)).status, 'opened');
+    return { c, claim };
+  };
+  /** Once no `claims_notify` job of the claim is left to run (queued, retrying or running): it was texted once and moved on. */
+  const sentOnce = async (contractNumber: string) => {
+    const { id } = await claimOf(contractNumber);
+    await eventually(async () => {
+      const pending = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pgboss.job
+        WHERE name = ${'claims_notify'} AND state IN ('created', 'retry', 'active') AND data->>'claimId' = ${id}`.execute(
+        t.db,
+      );
+      return pending.rows[0]!.n === 0 ? true : undefined;
+    });
+    const notified = await claimOf(contractNumber);
+    assert.equal(notified.status, 'awaiting_bank_details', 'it moved on');
+    assert.ok(notified.bank_details_due_at, 'a due date for bank details');
+    const messages = await messagesOf(contractNumber);
+    assert.equal(messages.length, 1, 'one message');
+    assert.ok(messages[0]!.link);
+  };
+
+  it("left for the desk: the desk's resend (CLI) queues its first message again, audited as the operator's; texted once", async () => {
+    const { c, claim } = await abandonedClaim(`AF${7500 + (process.pid % 90)}`);
+    const run = await runCliOn(
+      t,
+      ['claims', 'resend-link', claim.claim_number, '--reason', 'key restored to the keyring'],
+      { actor: 'operator:desk-cli' },
+    );
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /its first message was queued again/);
+    await sentOnce(c.contractNumber);
+    const rows = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claim.claim_number)
+      .where('action', '=', 'claim_notification_requeued_by_desk')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => ({ actor: r.actor, data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data })),
+      [{ actor: 'operator:desk-cli', data: { reason: 'key restored to the keyring' } }],
+    );
+    // the sweep leaves it alone still (it was handed to the desk), and counts no re-queue of its own
+    assert.deepEqual(await trailOf(claim.claim_number, 'claim_notification_requeued'), []);
+  });
+
+  it("left for the desk: the console's resend does the same; resent twice before the job runs, texted once", async () => {
+    const { c, claim } = await abandonedClaim(`AF${7600 + (process.pid % 90)}`);
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const page = await operator.get(`/admin/claims/${claim.claim_number}`);
+    assert.equal(page.statusCode, 200, page.body.slice(0, 500));
+    const actionToken = /name="actionToken" value="([^"]+)"/.exec(page.body)?.[1];
+    assert.ok(actionToken);
+    const form = { _csrf: csrfOf(page.body)!, actionToken, reason: 'Twilio account fixed' };
+    // two operators at once, each from their own page, before any job runs: two jobs, one message
+    const held = recording(claim.id);
+    const deps = {
+      db: t.db,
+      jobs: held.queue,
+      keys: t.app.parasol.keys,
+      publicUrl: 'https://claims.parasol.test',
+      bankDetailsDays: 30,
+      insurer: t.app.parasol.config.insurer,
+      now: () => new Date(),
+    };
+    const other = { claimNumber: claim.claim_number, actor: 'operator:other', reason: 'customer called' };
+    const outcomes = await Promise.all([
+      resendClaimLink(deps, { ...other, actionToken: `lost-a-${process.pid}-0123456789` }),
+      resendClaimLink(deps, { ...other, actionToken: `lost-b-${process.pid}-0123456789` }),
+      resendClaimLink(deps, { ...other, actionToken: `lost-b-${process.pid}-0123456789` }),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.outcome).sort(), ['done', 'done', 'replayed'], 'a token twice: once');
+    assert.equal(held.queued.length, 2);
+    // the console's own resend, then the held jobs: all on the worker at once
+    const posted = await operator.post(`/admin/claims/${claim.claim_number}/resend-link`, form);
+    assert.equal(posted.statusCode, 303, posted.body.slice(0, 500));
+    await t.app.parasol.jobs.sendMany('claims_notify', held.queued as { claimId: string }[]);
+    await sentOnce(c.contractNumber);
+    const actors = (
+      await t.db
+        .selectFrom('audit_log')
+        .select(['actor'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', claim.claim_number)
+        .where('action', '=', 'claim_notification_requeued_by_desk')
+        .execute()
+    ).map((r) => r.actor);
+    assert.deepEqual(actors.sort(), [`operator:${ADMIN.email}`, 'operator:other', 'operator:other']);
+    assert.equal((await trailOf(claim.claim_number, 'awaiting_bank_details')).length, 1, 'one first message');
   });
 });
