@@ -377,6 +377,7 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       'cl.paid_at',
       'cl.evidence',
       'cl.manual_review_at',
+      'cl.bank_details_due_at',
       'c.coverage',
       'c.passengers',
       'c.configuration_version',
@@ -706,12 +707,82 @@ export async function markClaimVoided(db: Executor, claimId: string, at: Date): 
     .execute();
 }
 
+/** The audit actions of the sweep of claims whose first message was lost (`requeueNeverNotified`), under the claim's number. */
+export const NOTIFICATION_REQUEUED = 'claim_notification_requeued';
+export const NOTIFICATION_ABANDONED = 'claim_notification_abandoned';
+/**
+ * The desk's "resend the link" on a claim still `opened` (claims/desk.ts): its first message queued
+ * again by an operator. Not counted among the sweep's re-queues, nor does it end the desk's hand-off.
+ */
+export const NOTIFICATION_REQUEUED_BY_DESK = 'claim_notification_requeued_by_desk';
+
+/** Marks the claim written at `at` (its `updated_at`), nothing else. */
+export async function touchClaim(db: Executor, claimId: string, at: Date): Promise<void> {
+  await db.updateTable('claims').set({ updated_at: at }).where('id', '=', claimId).execute();
+}
+
+export interface NeverNotifiedClaim {
+  id: string;
+  claimNumber: string;
+  partnerId: string;
+  environment: Environment;
+  openedAt: Date;
+  /** How many times its first message was queued again already (its `claim_notification_requeued` rows). */
+  requeues: number;
+}
+
+/**
+ * Claims still `opened` — their first message (the bank-details link) never written — opened before
+ * `before`, not touched since `before` (`updated_at`, which this sets to `now`) and not left for the
+ * desk yet (no `claim_notification_abandoned` row): at most `limit`, oldest first, each with the number
+ * of times its message was queued again. One statement; rows another transaction holds (the job
+ * itself, running; another sweep) are skipped, and a row another sweep touched meanwhile no longer
+ * matches: each claim is answered to one sweep per `before`.
+ */
+export async function touchClaimsNeverNotified(
+  db: Executor,
+  q: { before: Date; now: Date; limit: number },
+): Promise<NeverNotifiedClaim[]> {
+  const result = await sql<{
+    id: string;
+    claim_number: string;
+    partner_id: string;
+    environment: Environment;
+    opened_at: Date;
+    requeues: number;
+  }>`
+    UPDATE claims SET updated_at = ${q.now}
+    WHERE id IN (
+      SELECT cl.id FROM claims cl
+      WHERE cl.status = 'opened' AND cl.opened_at < ${q.before} AND cl.updated_at < ${q.before}
+        AND NOT EXISTS (
+          SELECT 1 FROM audit_log a
+          WHERE a.entity = 'claim' AND a.entity_id = cl.claim_number AND a.action = ${NOTIFICATION_ABANDONED})
+      ORDER BY cl.opened_at LIMIT ${q.limit}
+      FOR UPDATE OF cl SKIP LOCKED)
+    RETURNING id, claim_number, partner_id, environment, opened_at,
+      (SELECT count(*) FROM audit_log a
+       WHERE a.entity = 'claim' AND a.entity_id = claims.claim_number AND a.action = ${NOTIFICATION_REQUEUED})::integer AS requeues`.execute(
+    db,
+  );
+  return result.rows.map((r) => ({
+    id: r.id,
+    claimNumber: r.claim_number,
+    partnerId: r.partner_id,
+    environment: r.environment,
+    openedAt: new Date(r.opened_at),
+    requeues: Number(r.requeues),
+  }));
+}
+
 export interface ExpiredClaim {
   id: string;
   claimNumber: string;
   partnerId: string;
   environment: Environment;
   contractId: string;
+  /** The due date it passed (its audit row says it). */
+  bankDetailsDueAt: Date;
 }
 
 /**
@@ -727,6 +798,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     partner_id: string;
     environment: Environment;
     contract_id: string;
+    bank_details_due_at: Date;
   }>`
     UPDATE claims SET status = 'expired', updated_at = ${now}
     WHERE id IN (
@@ -735,7 +807,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
         AND manual_review_at IS NULL
       ORDER BY bank_details_due_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, claim_number, partner_id, environment, contract_id`.execute(db);
+    RETURNING id, claim_number, partner_id, environment, contract_id, bank_details_due_at`.execute(db);
   const ids = result.rows.map((r) => r.id);
   if (ids.length > 0)
     await db
@@ -750,6 +822,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     partnerId: r.partner_id,
     environment: r.environment,
     contractId: r.contract_id,
+    bankDetailsDueAt: new Date(r.bank_details_due_at),
   }));
 }
 

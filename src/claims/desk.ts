@@ -218,16 +218,35 @@ export type DeskRefusal = Extract<
 
 export const refuseDeskAction = (code: DeskRefusal, detail: string) => new DomainError(code, detail);
 
+/** `firstMessageQueued`: the claim was still `opened`, its first message queued again (not texted yet). */
+export type ResendOutcome = DeskOutcome & { firstMessageQueued?: true };
+
 /**
  * Resend the link: for a claim waiting for (new) bank details before its due date, a new link (the
  * old one takes no more details: one live link per claim) until the same due date, texted now to the
  * contract's current phone, in this transaction — one SMS per action.
+ *
+ * For a claim still `opened` — its first message never written: its `claims_notify` job lost or
+ * failing (a key missing from the keyring, the SMS provider down), the sweep having left it for the
+ * desk (`requeueNeverNotified`, `claim_notification_abandoned`) or not yet — its first message is
+ * queued again once the cause is fixed: the same `claims_notify` job (kind `opened`) in this
+ * transaction, audited as the operator's (`claim_notification_requeued_by_desk`, with the reason).
+ * The job sends it once whoever runs it and however many are queued (the claim locked, its status
+ * checked: only an `opened` claim is texted, then it waits for bank details); the claim's
+ * `updated_at` is touched so the sweep, for a claim it has not left yet, waits its retry window again.
  */
-export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Promise<DeskOutcome> {
+export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Promise<ResendOutcome> {
   const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'resend_link');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.status === 'opened') {
+      const now = deps.now();
+      await repo.touchClaim(trx, claim.id, now);
+      await auditDeskAction(trx, claim, action, repo.NOTIFICATION_REQUEUED_BY_DESK, {}, now);
+      await deps.jobs.send('claims_notify', { claimId: claim.id }, { trx });
+      return { claimNumber: claim.claim_number, outcome: 'done', firstMessageQueued: true };
+    }
     if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
       throw refuseDeskAction(
         isSettledClaim(claim.status) ? 'claim_settled' : 'claim_not_awaiting_bank_details',

@@ -7,6 +7,7 @@ import {
   correctClaimPhone,
   correctVoidCause,
   expireClaims,
+  requeueNeverNotified,
   findClaimForDesk,
   operatorClaimsPage,
   remindClaims,
@@ -136,13 +137,21 @@ export function claimsCommands(kit: CommandKit): void {
   leaf(
     claims,
     'expire',
-    'Expire now the claims whose bank details are overdue (a job does it every 15 minutes)',
+    'Expire now the claims whose bank details are overdue, and queue again the first message of a claim still opened 8 hours on (at most 3 times, for a claim opened within 3 days; then it is left for the desk) — a job does both every 15 minutes',
     'parasol claims expire',
   ).action(
     run(async () => {
       const { jobs } = services();
-      const expired = await expireClaims({ db, jobs, now: () => new Date() });
-      return { data: { expired }, lines: [expired ? `Expired ${expired} claim(s).` : 'No claim is overdue.'] };
+      const now = () => new Date();
+      const expired = await expireClaims({ db, jobs, now });
+      const { requeued, abandoned } = await requeueNeverNotified({ db, jobs, now });
+      const lines = [expired ? `Expired ${expired} claim(s).` : 'No claim is overdue.'];
+      if (requeued) lines.push(`Queued again the first message of ${requeued} claim(s) never notified.`);
+      if (abandoned.length)
+        lines.push(
+          `Left for the desk ${abandoned.length} claim(s) never notified (still opened): ${abandoned.join(', ')}.`,
+        );
+      return { data: { expired, requeued, abandoned }, lines };
     }),
   );
 
@@ -298,12 +307,12 @@ export function claimsCommands(kit: CommandKit): void {
   );
 
   /** A desk action on a claim: the operator as actor, `--reason`, `--once` (kit.ts `deskResult`). */
-  const desk = (
+  const desk = <D extends DeskOutcome>(
     nameAndArgs: string,
     description: string,
     example: string,
-    act: (input: DeskAction, options: Record<string, string>) => Promise<DeskOutcome>,
-    said: (claimNumber: string) => string,
+    act: (input: DeskAction, options: Record<string, string>) => Promise<D>,
+    said: (claimNumber: string, done: D) => string,
   ) =>
     deskOptions(leaf(claims, nameAndArgs, description, example)).action(
       run(
@@ -312,7 +321,7 @@ export function claimsCommands(kit: CommandKit): void {
             actor,
             options,
             (action) => act({ ...action, claimNumber }, options),
-            (done) => said(done.claimNumber),
+            (done) => said(done.claimNumber, done),
           ),
         deskNames,
       ),
@@ -333,10 +342,13 @@ export function claimsCommands(kit: CommandKit): void {
 
   desk(
     'resend-link <claimNumber>',
-    'Text the customer a new bank-details link now (the previous link takes no more details and shows none; the due date stays)',
+    'Text the customer a new bank-details link now (the previous link takes no more details and shows none; the due date stays); for a claim still opened (its first message never sent), queue its first message again',
     'parasol claims resend-link CLM-00000042 --reason "customer lost the SMS"',
     (input) => resendClaimLink(notifyDeps(), input),
-    (n) => `${n}: a new link was texted to the customer.`,
+    (n, done) =>
+      done.firstMessageQueued
+        ? `${n}: its first message was queued again (the worker texts it; the claim then waits for bank details).`
+        : `${n}: a new link was texted to the customer.`,
   );
 
   desk(

@@ -354,7 +354,7 @@ export const en = {
       "3 to 500 characters. Do not write the customer's name: an IBAN, a US account number (next to its routing number or after the word account), email or phone number is kept masked.",
     resendLink: 'Resend the link',
     resendHint:
-      'A new bank-details link by SMS now; the previous link takes no more details and shows none. The due date stays.',
+      'A new bank-details link by SMS now; the previous link takes no more details and shows none. The due date stays. A claim still opened (its first message never sent, once its cause is fixed): its first message is queued again, sent once.',
     correctPhone: 'Correct the phone number',
     newPhone: 'New phone number (E.164, e.g. +33612345678)',
     correctPhoneHint: 'Stored encrypted on the contract; the next messages go to it.',

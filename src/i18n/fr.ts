@@ -364,7 +364,7 @@ export const fr = {
       "De 3 à 500 caractères. N'écrivez pas le nom du client\u202f: un IBAN, un numéro de compte américain (à côté de son routing number ou après le mot compte), un e-mail ou un numéro de téléphone est masqué.",
     resendLink: 'Renvoyer le lien',
     resendHint:
-      'Un nouveau lien de coordonnées bancaires par SMS, tout de suite\u202f; le lien précédent ne prend plus de coordonnées et n’en affiche aucune. L’échéance reste la même.',
+      'Un nouveau lien de coordonnées bancaires par SMS, tout de suite\u202f; le lien précédent ne prend plus de coordonnées et n’en affiche aucune. L’échéance reste la même. Un sinistre encore ouvert (son premier message jamais envoyé, une fois la cause corrigée)\u202f: son premier message est remis en file, envoyé une seule fois.',
     correctPhone: 'Corriger le numéro de téléphone',
     newPhone: 'Nouveau numéro (E.164, par ex. +33612345678)',
     correctPhoneHint: 'Enregistré chiffré sur le contrat\u202f; les messages suivants y sont envoyés.',

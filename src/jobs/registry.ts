@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
   expireClaims,
+  requeueNeverNotified,
   notifyClaim,
   remindClaims,
   tellPartnerCustomerUnreachable,
@@ -167,6 +168,7 @@ export interface JobDefinition<P> {
 export const CLAIM_PATH_POLICIES = {
   // A notification is a few statements and an SMS: retried quickly, then with back-off for hours
   // (12 retries from 3 s: 3.4 to 6.8 h in all). Its batch of 50 runs in a few seconds, well within 15 s.
+  // The sweep of claims never notified (claims/expire-claims.ts, NEVER_NOTIFIED_AFTER_MS: 8 h) waits beyond this window.
   claims_notify: { retryLimit: 12, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
   // a few attempts only (Twilio has no idempotency key: each retry may text again); MAX_SMS_ATTEMPTS caps the sends anyway
   sms_send: SMS_QUEUE_POLICY,
@@ -427,6 +429,14 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     handler: (rt) => async () => {
       const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
       if (expired > 0) rt.log.info({ expired }, 'claims expired');
+      const { requeued, abandoned } = await requeueNeverNotified({ db: rt.db, jobs: rt.jobs, now: rt.now });
+      if (requeued > 0)
+        rt.log.warn({ requeued }, 'claims whose first message was lost: their notification queued again');
+      if (abandoned.length > 0)
+        rt.log.warn(
+          { abandoned: abandoned.length, claims: abandoned.slice(0, 20) },
+          'claims never notified left for the desk (parasol claims list --status opened)',
+        );
     },
   },
   claims_remind: {

@@ -250,8 +250,10 @@ export interface ClaimRow {
  * the claim number; every change of `claims.status` writes one in its transaction, under the claim's
  * row lock, dated by the use case's clock `deps.now()` — the clock of its ledger entries and `paid_at`):
  * the action → the status it leaves. `claims_opened` has no row of its own per claim (its `opened_at`
- * is when it was `opened`); an expiry is one row for a batch (entity `claims`, id `expiry`,
- * `data.claims` the numbers). Writers: notify-claim.ts (`awaiting_bank_details`),
+ * is when it was `opened`). An expiry writes one `claim_expired` row per claim (entity `claim`, for the
+ * desk's trail) and one row for its batch (entity `claims`, id `expiry`, `data.claims` the numbers);
+ * the bordereau reads the batch rows (`expiries` below), not the per-claim ones, which is why
+ * `claim_expired` is not in this map. Writers: notify-claim.ts (`awaiting_bank_details`),
  * payouts/bank-details.ts (`bank_details_received`), payouts/payouts.ts (`paid`, `payment_failed`,
  * `payment_returned`), payouts/void-claim.ts (`claim_voided`), claims/expire-claims.ts (expiry).
  */

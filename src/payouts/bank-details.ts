@@ -16,6 +16,7 @@ export interface ClaimForCustomer {
   claimId: string;
   claimNumber: string;
   environment: Environment;
+  /** The claim's status; `expired` from its due date on, before the expiry job records it (not under review). */
   status: ClaimStatus;
   event: ClaimEventKind;
   delayMinutes: number | null;
@@ -58,14 +59,23 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
   const row = await claimLink.findClaimByTokenHash(db, sha256Hex(token), lock);
   if (!row) return { kind: 'unknown' };
   const replaced = Boolean(row.replaced);
-  const waiting = row.status === 'awaiting_bank_details' || row.status === 'failed';
+  // past its due date and not under the desk's review, a claim still waiting is expired — as the expiry
+  // job (every 15 minutes, `expireOverdueClaims`: the same test) will record: its page says so from
+  // the due instant, never "being prepared" nor "use the newest message" while that job has not run yet
+  const pastDue =
+    (row.status === 'awaiting_bank_details' || row.status === 'failed') &&
+    row.manual_review_at === null &&
+    row.bank_details_due_at !== null &&
+    row.bank_details_due_at.getTime() <= now.getTime();
+  const status: ClaimStatus = pastDue ? 'expired' : row.status;
+  const waiting = status === 'awaiting_bank_details' || status === 'failed';
   return {
     kind: 'claim',
     claim: {
       claimId: row.id,
       claimNumber: row.claim_number,
       environment: row.environment,
-      status: row.status,
+      status,
       event: row.event,
       delayMinutes: row.delay_minutes,
       amount: Number(row.compensation_amount),

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { claimTrail, expireClaims, findClaimForDesk } from '../../src/claims/index.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * A claim whose customer never gave bank details expires: its link's page says so from the due instant
+ * (before the expiry job, every 15 minutes, has recorded it), and its trail on the claim desk (`parasol claims
+ * show`, the claim page) says so under its own number, as each other status change of the claim: when,
+ * by whom, and the due date it passed — with the claim's partner and environment, like its other rows.
+ */
+describe('an expired claim: what its customer reads, and its own audit trail', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  before(async () => {
+    t = await buildTestApp({
+      env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' },
+    });
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  let seq = 7300 + (process.pid % 500);
+  const messagesOf = async (partner: TestPartner, contractNumber: string) => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`,
+      headers: partner.auth,
+    });
+    assert.equal(res.statusCode, 200);
+    return (JSON.parse(res.body) as { messages: { link: string | null }[] }).messages;
+  };
+  /** A cancelled flight's claim, waiting for bank details (its first message written). */
+  async function waitingClaim(partner: TestPartner) {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const [first] = await eventually(async () => {
+      const m = await messagesOf(partner, c.contractNumber);
+      return m.length ? m : undefined;
+    });
+    const link = new URL(first!.link!).pathname;
+    return eventually(async () => {
+      const row = await t.db
+        .selectFrom('claims')
+        .select(['id', 'status', 'bank_details_due_at'])
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      return row.status === 'awaiting_bank_details' ? { claimNumber, link, ...row } : undefined;
+    });
+  }
+
+  it('names the expiry under the claim number, dated by the expiry, with the due date passed', async () => {
+    const mine = await waitingClaim(a);
+    const theirs = await waitingClaim(b);
+    const due = new Date(Math.max(mine.bank_details_due_at!.getTime(), theirs.bank_details_due_at!.getTime()));
+    const now = new Date(due.getTime() + 60_000);
+    // both in one batch: one statement writes both rows
+    const expired = await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => now });
+    assert.ok(expired >= 2);
+
+    for (const [claim, partner] of [
+      [mine, a],
+      [theirs, b],
+    ] as const) {
+      const desk = await findClaimForDesk(t.db, claim.claimNumber);
+      assert.equal(desk?.status, 'expired');
+      const rows = (await claimTrail(t.db, desk!)).filter((r) => r.action === 'claim_expired');
+      assert.equal(rows.length, 1, `${claim.claimNumber}'s trail shows its expiry once`);
+      assert.equal(rows[0]!.entityId, claim.claimNumber, 'its own row, not another claim of the batch');
+      assert.equal(rows[0]!.actor, 'system');
+      assert.equal(rows[0]!.at.getTime(), now.getTime(), "dated by the expiry's clock");
+      assert.deepEqual(rows[0]!.data, { bankDetailsDueAt: claim.bank_details_due_at!.toISOString() });
+      const scoped = await t.db
+        .selectFrom('audit_log')
+        .select(['partner_id', 'environment'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', claim.claimNumber)
+        .where('action', '=', 'claim_expired')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(scoped, { partner_id: partner.id, environment: 'sandbox' }, "the claim's partner's row");
+    }
+
+    // run again: nothing more expires, nothing more is written
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => now });
+    const again = await t.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', mine.claimNumber)
+      .where('action', '=', 'claim_expired')
+      .execute();
+    assert.equal(again.length, 1);
+  });
+
+  it('its page says the time ran out from the due instant, before the expiry job has run; the link takes nothing', async () => {
+    const claim = await waitingClaim(a);
+    const open = await t.app.inject({ method: 'GET', url: claim.link });
+    assert.equal(open.statusCode, 200);
+    assert.match(open.body, /name="iban"/);
+
+    // the due date passed a minute ago; the expiry job has not run yet
+    const due = new Date(Date.now() - 60_000);
+    await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', claim.id).execute();
+    await t.db.updateTable('claim_tokens').set({ expires_at: due }).where('claim_id', '=', claim.id).execute();
+    const page = await t.app.inject({ method: 'GET', url: claim.link });
+    assert.equal(page.statusCode, 410);
+    assert.match(page.body, /data-status="expired"/, 'the page tells where the claim stands: expired');
+    assert.match(page.body, /has run out/);
+    assert.doesNotMatch(page.body, /being prepared/, 'not a compensation being prepared');
+    assert.doesNotMatch(page.body, /name="iban"/);
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: claim.link,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        accountHolder: 'Camille Martin',
+        iban: 'DE89 3704 0044 0532 0130 00',
+        bic: '',
+      }).toString(),
+    });
+    assert.equal(posted.statusCode, 410);
+    assert.match(posted.body, /data-status="expired"/);
+    const row = await t.db.selectFrom('claims').select('status').where('id', '=', claim.id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'awaiting_bank_details', 'the page records nothing: the expiry job does');
+
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() });
+    const after = await t.app.inject({ method: 'GET', url: claim.link });
+    assert.equal(after.statusCode, 410);
+    assert.match(after.body, /data-status="expired"/, 'the same page once recorded');
+  });
+});
