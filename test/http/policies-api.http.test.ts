@@ -15,6 +15,7 @@ import {
   type TestApp,
   type TestPartner,
   POLICY_ADMIN,
+  HOLDER as POLICYHOLDER,
 } from '../helper.ts';
 
 const DEMO = '/demo/v1';
@@ -29,14 +30,8 @@ const HOME = {
   livingArea: 62,
 };
 
-const HOLDER = {
-  firstName: 'Camille',
-  lastName: 'Martin',
-  birthDate: '1990-04-12',
-  email: 'Camille@Example.com',
-  phone: '+33612345678',
-  address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-};
+// the email as a PAS may send it: stored and answered in lower case
+const HOLDER = { ...POLICYHOLDER, email: 'Camille@Example.com' };
 
 const MOTOR = {
   vehicleRegistration: 'AB-123-CD',

@@ -9,6 +9,7 @@ import {
   usingPostgres,
   type TestApp,
   POLICY_ADMIN,
+  HOLDER,
 } from '../helper.ts';
 
 const POLICIES = `${POLICY_ADMIN}/policies`;
@@ -55,14 +56,6 @@ describe('a policyholder correction racing a renewal', () => {
     return [await a!, await b!];
   }
 
-  const HOLDER = {
-    firstName: 'Camille',
-    lastName: 'Martin',
-    birthDate: '1990-04-12',
-    email: 'camille@example.com',
-    phone: '+33612345678',
-    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-  };
   type Partner = Awaited<ReturnType<typeof createTestPartner>>;
 
   const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };

@@ -9,6 +9,7 @@ import {
   type TestApp,
   type TestPartner,
   POLICY_ADMIN,
+  HOLDER,
 } from '../helper.ts';
 
 const POLICIES = `${POLICY_ADMIN}/policies`;
@@ -34,14 +35,6 @@ describe('a renewal carries the current policy', () => {
   let counter = 0;
   const ref = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
   const day = (days: number) => new Date(clock.getTime() + days * 86_400_000).toISOString().slice(0, 10);
-  const HOLDER = {
-    firstName: 'Camille',
-    lastName: 'Martin',
-    birthDate: '1990-04-12',
-    email: 'camille@example.com',
-    phone: '+33612345678',
-    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-  };
   const LYON = { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' };
   const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
   const PLATE = { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: day(-3) };
