@@ -25,7 +25,7 @@ const POLICIES = `${POLICY_ADMIN}/policies`;
 describe('a renewal carries the current policy', () => {
   let t: TestApp;
   let partner: TestPartner;
-  const clock = new Date('2034-07-01T08:00:00.000Z');
+  let clock = new Date('2034-07-01T08:00:00.000Z');
   before(async () => {
     t = await buildTestApp({ now: () => clock, env: { PARASOL_WORKERS: 'off' } });
     partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
@@ -233,15 +233,22 @@ describe('a renewal carries the current policy', () => {
       const c = await renew(b.policyNumber);
       const cancelled = await cancelFrom(b.policyNumber, day(45)); // after its start on day 30: linked still
       assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
-      await patch(a.policyNumber, 'policyholder', { phone: '+33698765432' });
-      await patch(a.policyNumber, 'vehicle', PLATE);
-      for (const renewal of [b, c]) {
-        const view = await read(renewal.policyNumber);
-        assert.deepEqual(
-          [view.status, view.policyholder.phone, view.risk],
-          ['cancelled', HOLDER.phone, NEW_CAR],
-          `${renewal.policyNumber}: cancelled, left as it was`,
-        );
+      // b is in force until day 45 (c, cancelled with it from its inception, at once): changes made from then on stop at b
+      const today = clock;
+      clock = new Date(`${day(45)}T08:00:00.000Z`);
+      try {
+        await patch(a.policyNumber, 'policyholder', { phone: '+33698765432' });
+        await patch(a.policyNumber, 'vehicle', PLATE);
+        for (const renewal of [b, c]) {
+          const view = await read(renewal.policyNumber);
+          assert.deepEqual(
+            [view.status, view.policyholder.phone, view.risk],
+            ['cancelled', HOLDER.phone, NEW_CAR],
+            `${renewal.policyNumber}: cancelled, left as it was`,
+          );
+        }
+      } finally {
+        clock = today;
       }
       const own = (await auditOf(a.policyNumber)).slice(-2);
       assert.deepEqual(
