@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import {
   allPolicies,
   buildTestApp,
@@ -259,6 +261,45 @@ describe('the policy after the sale: ETag and If-Match, scheduled cancellations,
         effectiveDate: '2026-06-01',
       });
       assert.equal(inception.body.status, 'cancelled', 'from its inception: it never covers anything');
+    });
+  });
+
+  describe('migration 0069', () => {
+    it('puts a policy cancelled before from a day still to come back in force, with the status it had', async () => {
+      // the migration reads the database's date: this test runs on today's
+      const fixed = clock;
+      clock = new Date();
+      try {
+        const at = (days: number) => new Date(clock.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+        const dates = { effectiveDate: at(-10), expiryDate: at(300) };
+        const active = (await created(dates)).body.policyNumber as string;
+        const pending = (await created({ ...dates, status: 'pending' })).body.policyNumber as string;
+        const fromInception = (await created({ effectiveDate: at(20), expiryDate: at(300) })).body
+          .policyNumber as string;
+        for (const [number, effectiveDate] of [
+          [active, at(30)],
+          [pending, at(30)],
+          [fromInception, at(20)],
+        ] as const) {
+          const res = await send('POST', `${POLICIES}/${number}/cancel`, { reason: 'other', effectiveDate });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+        }
+        // as the code before 0069 stored them: cancelled at once
+        await sql`UPDATE policies SET status = 'cancelled' WHERE policy_number IN (${active}, ${pending})`.execute(
+          t.db,
+        );
+        const migration = readFileSync(
+          new URL('../../migrations/0069_policy_version_scheduled_cancellation.sql', import.meta.url),
+          'utf8',
+        );
+        await sql.raw(migration.slice(migration.indexOf('UPDATE policies'))).execute(t.db);
+        const statuses = await Promise.all(
+          [active, pending, fromInception].map(async (n) => (await read(n)).body.status),
+        );
+        assert.deepEqual(statuses, ['active', 'pending', 'cancelled']);
+      } finally {
+        clock = fixed;
+      }
     });
   });
 
