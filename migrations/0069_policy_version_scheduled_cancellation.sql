@@ -16,6 +16,7 @@ ALTER TABLE policies
 
 -- Policies cancelled before from a date still to come went cancelled at once: they are in force until
 -- that date, with the status they had (the `cancelled` audit row's previousStatus; active without it).
+-- "Still to come" against today in UTC, as the app reads it (todayOf), not the session's time zone.
 UPDATE policies p
    SET status = coalesce(
          (SELECT a.data ->> 'previousStatus'
@@ -25,4 +26,6 @@ UPDATE policies p
            ORDER BY a.id DESC
            LIMIT 1),
          'active')
- WHERE p.status = 'cancelled' AND p.cancellation_date > current_date AND p.cancellation_date > p.effective_date;
+ WHERE p.status = 'cancelled'
+   AND p.cancellation_date > (now() AT TIME ZONE 'UTC')::date
+   AND p.cancellation_date > p.effective_date;

@@ -177,19 +177,20 @@ export function serializerOf(reply: FastifyReply): Serialize {
 /**
  * Sends an outcome's serialized bytes as they are: the first answer and every replay are identical.
  * `location` names the resource a 201 created (its `Location` header), `etag` the version of the
- * resource answered (its `ETag`, platform/preconditions.ts), each read from the answer's body so a
- * replay carries it too.
+ * resource answered (its `ETag`, platform/preconditions.ts; none when the answer names no version, as
+ * one stored before versions existed), each read from the answer's body so a replay carries it too.
  */
 export function sendOutcome(
   reply: FastifyReply,
   outcome: Outcome,
   location?: (created: Record<string, unknown>) => string,
-  etag?: (answer: Record<string, unknown>) => string,
+  etag?: (answer: Record<string, unknown>) => string | undefined,
 ): FastifyReply {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   const answer = () => JSON.parse(outcome.payload) as Record<string, unknown>;
   if (location && outcome.status === 201) reply.header('Location', location(answer()));
-  if (etag) reply.header('ETag', etag(answer()));
+  const tag = etag?.(answer());
+  if (tag !== undefined) reply.header('ETag', tag);
   return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.payload);
 }
 
@@ -214,7 +215,7 @@ export async function replyIdempotent<T>(
     /** A creating route's `Location`: the path where the created resource is read (see `sendOutcome`). */
     location?: (created: Record<string, unknown>) => string;
     /** The `ETag` of the resource answered, from its body (see `sendOutcome`). */
-    etag?: (answer: Record<string, unknown>) => string;
+    etag?: (answer: Record<string, unknown>) => string | undefined;
   },
 ): Promise<FastifyReply> {
   const caller = callerOf(request);

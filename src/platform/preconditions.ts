@@ -17,7 +17,8 @@ export const etagOf = (version: number): string => `"${version}"`;
  * The versions a request's If-Match accepts: undefined without the header or with `*` (any current
  * version); else the versions its strong tags name — a weak tag never matches (the strong comparison
  * If-Match uses), nor a tag that is no version of ours: the list may be empty, and then nothing
- * matches. A value that is not a list of entity tags is a 422 on the header.
+ * matches. Empty list elements (`, "3" ,,`) are no elements (RFC 9110 §5.6.1.2). A value that is not a
+ * list of entity tags is a 422 on the header (a `validation_failed` DomainError).
  */
 export function ifMatchVersions(request: FastifyRequest): number[] | undefined {
   const raw = request.headers['if-match'];
@@ -26,6 +27,7 @@ export function ifMatchVersions(request: FastifyRequest): number[] | undefined {
   if (value === '*') return undefined;
   const versions: number[] = [];
   for (const part of value.split(',')) {
+    if (part.trim() === '') continue;
     const tag = ENTITY_TAG.exec(part.trim());
     if (!tag) {
       const message = 'must be * or a list of entity tags, e.g. "3" (the ETag of the answer you read)';

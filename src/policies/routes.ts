@@ -34,10 +34,20 @@ export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
 const policyLocation = (created: Record<string, unknown>): string =>
   `${POLICY_ADMIN_PREFIX}/policies/${String(created.policyNumber)}`;
 
-/** The ETag of the policy answered (a renewal's 201: the renewal's): its version. */
-const policyEtag = (answer: Record<string, unknown>): string => etagOf(Number(answer.version));
+/**
+ * The ETag of the policy answered (a renewal's 201: the renewal's): its version — none for an answer
+ * stored before versions existed (a replay of it names no version, and no ETag is better than a false one).
+ */
+const policyEtag = (answer: Record<string, unknown>): string | undefined =>
+  Number.isSafeInteger(answer.version) && (answer.version as number) >= 1
+    ? etagOf(answer.version as number)
+    : undefined;
 
-/** A change's headers: Idempotency-Key, and If-Match with the ETag of the policy as read. */
+/**
+ * A change's headers: Idempotency-Key, and If-Match with the ETag of the policy as read. Each change
+ * reads its If-Match in its `run`, which a replay never calls: a retry with the same key replays the
+ * first answer whatever its If-Match, a malformed one too.
+ */
 const ChangeHeaders = {
   type: 'object',
   properties: {
@@ -170,12 +180,12 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         const { policyNumber } = request.params;
-        const expected = ifMatchVersions(request);
         return replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'policies.policyholder',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => changePolicyholder(deps, trx, caller, policyNumber, request.body, expected),
+          run: (trx, caller) =>
+            changePolicyholder(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
           etag: policyEtag,
         });
       },
@@ -197,12 +207,12 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         const { policyNumber } = request.params;
-        const expected = ifMatchVersions(request);
         return replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'policies.vehicle',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => registerVehicle(deps, trx, caller, policyNumber, request.body, expected),
+          run: (trx, caller) =>
+            registerVehicle(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
           etag: policyEtag,
         });
       },
@@ -224,13 +234,12 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         const { policyNumber } = request.params;
-        const expected = ifMatchVersions(request);
         // as for cancel: the policy is part of what the key stands for
         return replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'policies.activate',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => activatePolicy(deps, trx, caller, policyNumber, request.body, expected),
+          run: (trx, caller) => activatePolicy(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
           etag: policyEtag,
         });
       },
@@ -252,14 +261,13 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         const { policyNumber } = request.params;
-        const expected = ifMatchVersions(request);
         // the policy is part of what the key stands for: the same key on another policy is a reuse,
         // on the same policy written otherwise (case, spaces: the lookup ignores them) a retry
         return replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'policies.cancel',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body, expected),
+          run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
           etag: policyEtag,
         });
       },
@@ -285,13 +293,12 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         const { policyNumber } = request.params;
-        const expected = ifMatchVersions(request);
         // as for cancel: the policy renewed is part of what the key stands for
         return replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'policies.renew',
           status: 201,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body, expected),
+          run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
           etag: policyEtag,
           location: policyLocation,
         });

@@ -83,6 +83,44 @@ describe('the policy after the sale: ETag and If-Match, scheduled cancellations,
       assert.equal((await read(number)).headers.etag, '"2"');
     });
 
+    it('replays an answer stored before the version existed without an ETag, never "NaN"', async () => {
+      const number = (await created()).body.policyNumber as string;
+      const key = { 'idempotency-key': `old-shaped-${number}` };
+      const first = await phone(number, '+33698765432', key);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      // as the code before the ETag stored it: the answer without its version (here as a legacy clear replay)
+      const { version: _version, ...oldShaped } = first.body;
+      await t.db
+        .updateTable('idempotency_keys')
+        .set({ response_body: JSON.stringify(oldShaped), response_enc: null })
+        .where('partner_id', '=', partner.id)
+        .where('key', '=', key['idempotency-key'])
+        .execute();
+      const replay = await phone(number, '+33698765432', key);
+      assert.deepEqual([replay.status, replay.headers['idempotent-replayed']], [200, 'true']);
+      assert.deepEqual(replay.body, oldShaped, 'the stored answer, as it was');
+      assert.equal(replay.headers.etag, undefined, 'no ETag rather than one naming no version');
+    });
+
+    it('replays the first answer whatever the If-Match of the retry, a malformed one too', async () => {
+      const number = (await created()).body.policyNumber as string;
+      const key = { 'idempotency-key': `replay-if-match-${number}` };
+      const first = await phone(number, '+33698765432', { ...key, 'if-match': '"1"' });
+      assert.deepEqual([first.status, first.headers.etag], [200, '"2"'], JSON.stringify(first.body));
+      for (const ifMatch of ['"1"', '"7"', 'not a tag']) {
+        const replay = await phone(number, '+33698765432', { ...key, 'if-match': ifMatch });
+        assert.deepEqual(
+          [replay.status, replay.headers['idempotent-replayed'], replay.headers.etag],
+          [200, 'true', '"2"'],
+          `${ifMatch}: ${JSON.stringify(replay.body)}`,
+        );
+        assert.deepEqual(replay.body, first.body);
+      }
+      const malformed = await phone(number, '+33611111111', { 'idempotency-key': `fresh-${number}`, 'if-match': '4' });
+      assert.deepEqual([malformed.status, malformed.body.code], [422, 'validation_failed'], 'a new key: checked');
+      assert.equal((await read(number)).body.policyholder.phone, '+33698765432');
+    });
+
     it('applies a change sent with the current ETag, and refuses one sent with an older ETag: 412, nothing changed', async () => {
       const number = (await created()).body.policyNumber as string;
       const first = await phone(number, '+33698765432', { 'if-match': '"1"' });
@@ -134,15 +172,19 @@ describe('the policy after the sale: ETag and If-Match, scheduled cancellations,
       assert.equal((await phone(number, '+33600000001')).status, 200, 'without If-Match: as before');
       assert.equal((await phone(number, '+33600000002', { 'if-match': '*' })).status, 200);
       assert.equal((await phone(number, '+33600000003', { 'if-match': '"1", "3"' })).status, 200);
-      assert.equal((await phone(number, '+33600000004', { 'if-match': 'W/"4"' })).status, 412, 'weak: no strong match');
+      // empty list elements are no elements (RFC 9110 §5.6.1.2)
+      assert.equal((await phone(number, '+33600000005', { 'if-match': ', "4" ,, "9",' })).status, 200);
+      assert.equal((await phone(number, '+33600000004', { 'if-match': 'W/"5"' })).status, 412, 'weak: no strong match');
       assert.equal((await phone(number, '+33600000004', { 'if-match': '"abc"' })).status, 412);
+      for (const empty of [',', ' , '])
+        assert.equal((await phone(number, '+33600000004', { 'if-match': empty })).status, 412, `${empty}: no tag`);
       const malformed = await phone(number, '+33600000004', { 'if-match': '4' });
       assert.equal(malformed.status, 422, JSON.stringify(malformed.body));
       assert.deepEqual(
         malformed.body.errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`),
         ['header:If-Match invalid_format'],
       );
-      assert.equal((await read(number)).body.policyholder.phone, '+33600000003');
+      assert.equal((await read(number)).body.policyholder.phone, '+33600000005');
     });
 
     it('documents ETag on the read and the changes, If-Match on the changes, and 412 policy_changed', async () => {
@@ -265,8 +307,8 @@ describe('the policy after the sale: ETag and If-Match, scheduled cancellations,
   });
 
   describe('migration 0069', () => {
-    it('puts a policy cancelled before from a day still to come back in force, with the status it had', async () => {
-      // the migration reads the database's date: this test runs on today's
+    it('puts a policy cancelled before from a UTC day still to come back in force, whatever the session time zone', async () => {
+      // the migration reads the database's clock: this test runs on today's, its days UTC as the app's (todayOf)
       const fixed = clock;
       clock = new Date();
       try {
@@ -274,29 +316,49 @@ describe('the policy after the sale: ETag and If-Match, scheduled cancellations,
         const dates = { effectiveDate: at(-10), expiryDate: at(300) };
         const active = (await created(dates)).body.policyNumber as string;
         const pending = (await created({ ...dates, status: 'pending' })).body.policyNumber as string;
+        const tomorrow = (await created(dates)).body.policyNumber as string;
+        const today = (await created(dates)).body.policyNumber as string;
         const fromInception = (await created({ effectiveDate: at(20), expiryDate: at(300) })).body
           .policyNumber as string;
         for (const [number, effectiveDate] of [
           [active, at(30)],
           [pending, at(30)],
+          [tomorrow, at(1)],
+          [today, at(0)],
           [fromInception, at(20)],
         ] as const) {
           const res = await send('POST', `${POLICIES}/${number}/cancel`, { reason: 'other', effectiveDate });
           assert.equal(res.status, 200, JSON.stringify(res.body));
         }
         // as the code before 0069 stored them: cancelled at once
-        await sql`UPDATE policies SET status = 'cancelled' WHERE policy_number IN (${active}, ${pending})`.execute(
+        await sql`UPDATE policies SET status = 'cancelled' WHERE policy_number IN (${active}, ${pending}, ${tomorrow})`.execute(
           t.db,
         );
         const migration = readFileSync(
           new URL('../../migrations/0069_policy_version_scheduled_cancellation.sql', import.meta.url),
           'utf8',
         );
-        await sql.raw(migration.slice(migration.indexOf('UPDATE policies'))).execute(t.db);
+        // a session whose local day is not the UTC day: ahead (UTC+14) from 10:00 UTC, behind (UTC-12) before
+        const zone = clock.getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Etc/GMT+12';
+        await t.db.transaction().execute(async (trx) => {
+          await sql.raw(`SET LOCAL TIME ZONE '${zone}'`).execute(trx);
+          await sql.raw(migration.slice(migration.indexOf('UPDATE policies'))).execute(trx);
+        });
         const statuses = await Promise.all(
-          [active, pending, fromInception].map(async (n) => (await read(n)).body.status),
+          [active, pending, tomorrow, today, fromInception].map(async (n) => (await read(n)).body.status),
         );
-        assert.deepEqual(statuses, ['active', 'pending', 'cancelled']);
+        assert.deepEqual(statuses, ['active', 'pending', 'active', 'cancelled', 'cancelled'], zone);
+        // and as stored (a read derives cancelled from a day reached: the stored status must agree)
+        const stored = await t.db
+          .selectFrom('policies')
+          .select(['policy_number', 'status'])
+          .where('policy_number', 'in', [tomorrow, today])
+          .execute();
+        assert.deepEqual(
+          [tomorrow, today].map((n) => stored.find((r) => r.policy_number === n)?.status),
+          ['active', 'cancelled'],
+          zone,
+        );
       } finally {
         clock = fixed;
       }
