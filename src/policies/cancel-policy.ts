@@ -18,8 +18,11 @@ export interface CancelPolicyInput {
  * effective date (cancelled from inception) and the day before its expiry. From today or a past day,
  * or from its inception, it is cancelled at once; from a later day the cancellation is scheduled: the
  * policy stays pending or active, changes allowed, until that day, from which it reads cancelled
- * (statusOn). Cancelling again with the same reason and date returns the same result; another reason
- * or date is a 409 (a scheduled cancellation included), as is an expired policy.
+ * (statusOn). Cancelling again with the same reason and date returns the same result. A scheduled
+ * cancellation is moved earlier by cancelling again from an earlier day (with that call's reason; at
+ * once when that day is today, past or the inception), audited with what it replaces (`movedFrom`);
+ * another reason for the same date, a later date, or a policy cancelled already is a 409, as is an
+ * expired policy. A scheduled cancellation is never withdrawn: renewals cancelled with it stay so.
  * A policy's renewal (and the renewal's, term after term) has not started while the policy runs: it
  * is cancelled with it, from its inception, for the same reason, audited on each. A renewal cancelled
  * from its inception releases the policy it renews, which can be renewed again (docs/DECISIONS.md,
@@ -39,14 +42,22 @@ export async function cancelPolicy(
   const policy = await lockPolicy(trx, caller, policyNumber, expected);
   const now = deps.now();
   const today = todayOf(now);
-  // cancelled, or a cancellation scheduled: the same again is a retry
-  if (policy.cancellation_date !== null) {
-    if (policy.cancel_reason === input.reason && policy.cancellation_date === input.effectiveDate)
+  // cancelled, or a cancellation scheduled: the same again is a retry; a scheduled one moves earlier
+  const movedFrom =
+    policy.cancellation_date !== null
+      ? { effectiveDate: policy.cancellation_date, reason: policy.cancel_reason }
+      : undefined;
+  if (movedFrom) {
+    if (movedFrom.reason === input.reason && movedFrom.effectiveDate === input.effectiveDate)
       return answerPolicy(deps, trx, policy, today);
-    throw new DomainError(
-      'policy_not_cancellable',
-      `Policy ${policy.policy_number} is already cancelled from ${policy.cancellation_date} (${policy.cancel_reason}).`,
-    );
+    const scheduled = statusOn(policy, today) !== 'cancelled';
+    if (!scheduled || input.effectiveDate >= movedFrom.effectiveDate)
+      throw new DomainError(
+        'policy_not_cancellable',
+        scheduled
+          ? `Policy ${policy.policy_number} is to be cancelled from ${movedFrom.effectiveDate} (${movedFrom.reason}); a scheduled cancellation can only be moved earlier.`
+          : `Policy ${policy.policy_number} is already cancelled from ${movedFrom.effectiveDate} (${movedFrom.reason}).`,
+      );
   }
   if (statusOn(policy, today) === 'expired') {
     throw new DomainError(
@@ -79,6 +90,7 @@ export async function cancelPolicy(
       effectiveDate: input.effectiveDate,
       previousStatus: policy.status,
       ...(atOnce ? {} : { scheduled: true }),
+      ...(movedFrom ? { movedFrom } : {}),
       ...(renewals.length ? { renewalsCancelled: renewals } : {}),
     },
     now,

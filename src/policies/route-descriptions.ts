@@ -18,7 +18,8 @@ export const CANCEL_POLICY_DESCRIPTION =
   'Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). ' +
   'From today or a past day, or from its inception, status is cancelled at once; from a later day the cancellation is scheduled: the policy keeps its status (pending or active), shows the cancellation, and can still be changed until that day, from which it reads cancelled. ' +
   'Cancelling again with the same reason and date returns the same result; ' +
-  'another reason or date, or an expired policy, is a 409 policy_not_cancellable. ' +
+  'a scheduled cancellation moves earlier by cancelling again from an earlier day (with the reason now given; at once from today, a past day or the inception); ' +
+  'it is never moved later nor withdrawn: another reason for the same date, a later date, a policy already cancelled, or an expired policy is a 409 policy_not_cancellable. ' +
   'Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; ' +
   'cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again; ' +
   'cancelling it from a later date keeps the link (that term began), and the policy it renews answers renewedByStatus cancelled. ' +

@@ -286,6 +286,88 @@ describe('the policy after the sale: ETag and If-Match, scheduled cancellations,
       }
     });
 
+    it('moves a scheduled cancellation earlier when cancelled again from an earlier day; never later, never withdrawn', async () => {
+      clock = new Date('2026-03-10T09:00:00.000Z');
+      const number = (await created()).body.policyNumber as string;
+      const cancel = (reason: string, effectiveDate: string, headers: Record<string, string> = {}) =>
+        send('POST', `${POLICIES}/${number}/cancel`, { reason, effectiveDate }, headers);
+      const scheduled = await cancel('customer_request', '2026-05-01');
+      assert.deepEqual([scheduled.status, scheduled.body.status, scheduled.headers.etag], [200, 'active', '"2"']);
+      for (const [reason, date] of [
+        ['customer_request', '2026-06-01'],
+        ['other', '2026-05-01'],
+      ]) {
+        const refused = await cancel(reason!, date!);
+        assert.deepEqual([refused.status, refused.body.code], [409, 'policy_not_cancellable'], `${reason} ${date}`);
+      }
+      const earlier = await cancel('non_payment', '2026-04-01', { 'if-match': '"2"' });
+      assert.equal(earlier.status, 200, JSON.stringify(earlier.body));
+      assert.deepEqual(
+        [
+          earlier.body.status,
+          earlier.body.cancellation.effectiveDate,
+          earlier.body.cancellation.reason,
+          earlier.headers.etag,
+        ],
+        ['active', '2026-04-01', 'non_payment', '"3"'],
+      );
+      const again = await cancel('non_payment', '2026-04-01');
+      assert.deepEqual([again.status, again.headers.etag], [200, '"3"'], 'the moved cancellation again: a retry');
+      assert.equal((await cancel('non_payment', '2026-04-15')).status, 409, 'not back later');
+      const atOnce = await cancel('customer_request', '2026-03-10');
+      assert.deepEqual([atOnce.status, atOnce.body.status], [200, 'cancelled'], JSON.stringify(atOnce.body));
+      assert.equal(atOnce.body.cancellation.effectiveDate, '2026-03-10');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select('data')
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', number)
+        .where('action', '=', 'cancelled')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => {
+          const data = (typeof a.data === 'string' ? JSON.parse(a.data) : a.data) as Record<string, unknown>;
+          return [data.effectiveDate, data.movedFrom ?? null];
+        }),
+        [
+          ['2026-05-01', null],
+          ['2026-04-01', { effectiveDate: '2026-05-01', reason: 'customer_request' }],
+          ['2026-03-10', { effectiveDate: '2026-04-01', reason: 'non_payment' }],
+        ],
+      );
+      const cancelledNow = await cancel('customer_request', '2026-03-09');
+      assert.deepEqual(
+        [cancelledNow.status, cancelledNow.body.code],
+        [409, 'policy_not_cancellable'],
+        'cancelled: final',
+      );
+    });
+
+    it("moves a renewal's scheduled cancellation to its inception: the policy it renews is released", async () => {
+      clock = new Date('2026-03-10T09:00:00.000Z');
+      const first = (await created({ effectiveDate: '2025-04-01', expiryDate: '2026-04-01' })).body
+        .policyNumber as string;
+      const renewal = await send('POST', `${POLICIES}/${first}/renew`, {
+        externalReference: `AFTER-SALE-RENEWAL-${process.pid}-${++counter}`,
+        premium: { amount: 2_700, currency: 'EUR', frequency: 'monthly' },
+      });
+      assert.equal(renewal.status, 201, JSON.stringify(renewal.body));
+      const number = renewal.body.policyNumber as string;
+      const later = await send('POST', `${POLICIES}/${number}/cancel`, {
+        reason: 'other',
+        effectiveDate: '2026-06-01',
+      });
+      assert.deepEqual([later.status, later.body.status], [200, 'active'], JSON.stringify(later.body));
+      assert.equal((await read(first)).body.renewedBy, number, 'a cancellation during the term keeps the link');
+      const inception = await send('POST', `${POLICIES}/${number}/cancel`, {
+        reason: 'created_in_error',
+        effectiveDate: '2026-04-01',
+      });
+      assert.deepEqual([inception.status, inception.body.status], [200, 'cancelled'], JSON.stringify(inception.body));
+      assert.equal((await read(first)).body.renewedBy, null, 'released: it can be renewed again');
+    });
+
     it('leaves a pending policy pending until that day, and cancels at once from today or from inception', async () => {
       const pending = (await created({ status: 'pending', effectiveDate: '2026-03-20' })).body.policyNumber as string;
       const scheduled = await send('POST', `${POLICIES}/${pending}/cancel`, {
