@@ -425,6 +425,16 @@ export function daysAhead(days: number, time = '10:30'): string {
 export const FLIGHT = '/flight-delay/v1';
 export const POLICY_ADMIN = '/policy-admin/v1';
 
+/** A policyholder the Policy Admin API accepts as is: the tests' default, spread to change a field. */
+export const HOLDER = {
+  firstName: 'Camille',
+  lastName: 'Martin',
+  birthDate: '1990-04-12',
+  email: 'camille@example.com',
+  phone: '+33612345678',
+  address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+};
+
 export interface Reply {
   status: number;
   body: any; // JSON under test
@@ -555,7 +565,7 @@ export const CUSTOMER = {
   email: 'camille@example.com',
   phone: '+33612345678',
   language: 'fr',
-} as const;
+};
 
 /** When the test customer accepted the documents: fixed per process, so that retries send identical bodies. */
 const CONSENT_AT = new Date();

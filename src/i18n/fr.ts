@@ -683,6 +683,8 @@ export const fr = {
     policy_not_changeable: 'Cette police ne peut plus être modifiée.',
     policy_not_renewable: 'Cette police ne peut pas être renouvelée.',
     policy_already_renewed: 'Cette police est déjà renouvelée.',
+    policy_changed:
+      'Cette police a changé depuis votre lecture\u202f: rien n’a été modifié. Relisez-la avant de recommencer.',
     webhook_endpoint_limit: 'Trop de points de terminaison de webhook.',
     webhook_endpoint_disabled: 'Ce point de terminaison de webhook est désactivé.',
     webhook_delivery_pending: 'Cette livraison est encore en cours\u202f: attendez sa fin.',

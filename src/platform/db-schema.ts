@@ -554,9 +554,15 @@ export interface PoliciesTable {
    */
   term_start_date: string;
   anniversary_date: string;
+  /**
+   * A cancellation recorded: with status `cancelled` when it took effect at once; on a pending or active
+   * policy, scheduled from cancellation_date, a day still to come when it was recorded (migration 0069).
+   */
   cancel_reason: string | null;
   cancellation_date: string | null;
   cancelled_at: NullableTimestamp;
+  /** 1 at creation, +1 with every change written on the policy: its ETag (migration 0069). */
+  version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

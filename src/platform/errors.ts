@@ -76,6 +76,8 @@ export const ERROR_CODES = {
     title: 'Claim voided already, for another cause: parasol claims void-cause corrects it',
     operator: true,
   },
+  // 412: a write sent with If-Match on a resource changed since (lost updates, as the consoles' `*_changed`)
+  policy_changed: { status: 412, title: 'Policy changed since you read it' },
   // 405, 408, 413, 414, 415
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },

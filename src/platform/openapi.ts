@@ -133,6 +133,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not subscribed to this API, or agreement not signed',
   404: 'Not found (or not yours)',
   409: 'State conflict',
+  412: 'Precondition failed: the resource changed since the version If-Match names; nothing was changed',
   422: 'Well-formed but invalid',
   429: 'Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After',
   500: 'Internal error: the body says nothing of the cause; quote its requestId to support',
@@ -325,6 +326,12 @@ export function named<T extends TSchema>(schema: T, title: string, description: 
   return { ...schema, title, description };
 }
 
+/** Marks a success response as sending the resource's `ETag` (platform/preconditions.ts): finishDocument documents it. */
+const SENDS_ETAG = 'x-sends-etag';
+export function withEtag<T extends TSchema>(schema: T): T {
+  return { ...schema, [SENDS_ETAG]: true };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The conventions every operation gets, applied to the whole document in one place (see
 // docs/ARCHITECTURE.md, "OpenAPI conventions"): a route declares its success schema and the
@@ -369,6 +376,10 @@ export const RESPONSE_HEADERS = {
     type: 'string',
     enum: ['true'],
   }),
+  ETag: header(
+    "The version of the resource answered (a 201: the one created), as a strong entity tag: send it back in If-Match to change the resource only if nobody changed it since (412 otherwise). A replay carries the first answer's.",
+    { type: 'string', maxLength: 20 },
+  ),
   Location: header(
     'Where the resource this request created is read: its path on this server, the operation to read it under this API (a replay carries it too).',
     { type: 'string', format: 'uri-reference', maxLength: 300 },
@@ -379,13 +390,14 @@ export const RESPONSE_HEADERS = {
   ),
 } as const;
 
-/** The headers an API's responses use: no `Idempotent-Replayed` without idempotent operations, no `Location` without a 201. */
-function headersUsed(replays: boolean, creates: boolean): Partial<typeof RESPONSE_HEADERS> {
-  const { 'Idempotent-Replayed': replayed, Location: location, ...always } = RESPONSE_HEADERS;
+/** The headers an API's responses use: no `Idempotent-Replayed` without idempotent operations, no `Location` without a 201, no `ETag` unless sent. */
+function headersUsed(replays: boolean, creates: boolean, etags: boolean): Partial<typeof RESPONSE_HEADERS> {
+  const { 'Idempotent-Replayed': replayed, Location: location, ETag: etag, ...always } = RESPONSE_HEADERS;
   return {
     ...always,
     ...(replays ? { 'Idempotent-Replayed': replayed } : {}),
     ...(creates ? { Location: location } : {}),
+    ...(etags ? { ETag: etag } : {}),
   };
 }
 
@@ -447,6 +459,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   const prefix = typeof server === 'string' && server.startsWith('/') ? server : '';
   let replays = false;
   let creates = false;
+  let etags = false;
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     paths[path] = {};
     for (const [method, operation] of Object.entries(operations)) {
@@ -500,14 +513,26 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
             !response.description || response.description === 'Default Response'
               ? (SUCCESS_TEXT[status] ?? 'Success')
               : response.description;
+          // the withEtag mark leaves the schema: the response documents the header instead
+          let sendsEtag = false;
+          const content = Object.fromEntries(
+            Object.entries((response.content as Record<string, Json> | undefined) ?? {}).map(([type, media]) => {
+              const { [SENDS_ETAG]: mark, ...schema } = (media.schema as Json | undefined) ?? {};
+              sendsEtag ||= mark === true;
+              return [type, media.schema ? { ...media, schema } : media];
+            }),
+          );
+          etags ||= sendsEtag;
           responses[status] = {
             ...response,
+            ...(response.content ? { content } : {}),
             description,
             headers: {
               'X-Request-Id': ref('X-Request-Id'),
               ...rateLimitHeaders,
               ...(idempotent ? { 'Idempotent-Replayed': ref('Idempotent-Replayed') } : {}),
               ...(code === 201 ? { Location: ref('Location') } : {}),
+              ...(sendsEtag ? { ETag: ref('ETag') } : {}),
             },
           };
         }
@@ -520,6 +545,6 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
     // partners call these servers: public, not internal (OWASP API9, inventory)
     servers: ((doc.servers as Json[] | undefined) ?? []).map((server) => ({ 'x-internal': false, ...server })),
     paths,
-    components: { ...(doc.components ?? {}), schemas, headers: headersUsed(replays, creates) },
+    components: { ...(doc.components ?? {}), schemas, headers: headersUsed(replays, creates, etags) },
   }) as OpenApiDocument;
 }

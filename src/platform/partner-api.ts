@@ -176,17 +176,21 @@ export function serializerOf(reply: FastifyReply): Serialize {
 
 /**
  * Sends an outcome's serialized bytes as they are: the first answer and every replay are identical.
- * `location` names the resource a 201 created (its `Location` header), read from the answer's body so a
- * replay carries it too.
+ * `location` names the resource a 201 created (its `Location` header), `etag` the version of the
+ * resource answered (its `ETag`, platform/preconditions.ts; none when the answer names no version, as
+ * one stored before versions existed), each read from the answer's body so a replay carries it too.
  */
 export function sendOutcome(
   reply: FastifyReply,
   outcome: Outcome,
   location?: (created: Record<string, unknown>) => string,
+  etag?: (answer: Record<string, unknown>) => string | undefined,
 ): FastifyReply {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-  if (location && outcome.status === 201)
-    reply.header('Location', location(JSON.parse(outcome.payload) as Record<string, unknown>));
+  const answer = () => JSON.parse(outcome.payload) as Record<string, unknown>;
+  if (location && outcome.status === 201) reply.header('Location', location(answer()));
+  const tag = etag?.(answer());
+  if (tag !== undefined) reply.header('ETag', tag);
   return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.payload);
 }
 
@@ -210,6 +214,8 @@ export async function replyIdempotent<T>(
     after?: (outcome: Outcome, caller: Caller) => unknown;
     /** A creating route's `Location`: the path where the created resource is read (see `sendOutcome`). */
     location?: (created: Record<string, unknown>) => string;
+    /** The `ETag` of the resource answered, from its body (see `sendOutcome`). */
+    etag?: (answer: Record<string, unknown>) => string | undefined;
   },
 ): Promise<FastifyReply> {
   const caller = callerOf(request);
@@ -225,5 +231,5 @@ export async function replyIdempotent<T>(
     }),
   );
   await op.after?.(outcome, caller);
-  return sendOutcome(reply, outcome, op.location);
+  return sendOutcome(reply, outcome, op.location, op.etag);
 }

@@ -4,7 +4,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { statusOn, todayOf, type ActivationReason, type PolicyView } from './policy.ts';
 import { answerPolicy } from './policy-answer.ts';
-import { auditPolicyChange, lockPolicy } from './policy-change.ts';
+import { auditPolicyChange, lockPolicy, type ExpectedVersions } from './policy-change.ts';
 
 export interface ActivatePolicyInput {
   /** What the partner's system was waiting for. */
@@ -17,7 +17,8 @@ export interface ActivatePolicyInput {
  * is given for days already gone while the policy was not in force (docs/DECISIONS.md, "Late
  * activation"); the audit row keeps the effective date recorded. Activating an active policy answers
  * it unchanged (a retry, or a policy created active); a cancelled policy, or one past its expiry
- * date, is a 409 policy_not_activatable.
+ * date, is a 409 policy_not_activatable. A pending policy whose cancellation is scheduled is activated
+ * until that date (its cancellation stands).
  */
 export async function activatePolicy(
   deps: PolicyDeps,
@@ -25,8 +26,9 @@ export async function activatePolicy(
   caller: Caller,
   policyNumber: string,
   input: ActivatePolicyInput,
+  expected?: ExpectedVersions,
 ): Promise<PolicyView> {
-  const policy = await lockPolicy(trx, caller, policyNumber);
+  const policy = await lockPolicy(trx, caller, policyNumber, expected);
   const now = deps.now();
   const today = todayOf(now);
   const status = statusOn(policy, today);

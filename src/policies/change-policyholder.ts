@@ -4,9 +4,9 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { invalid } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyholderOf, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
+import { policyholderOf, statusOn, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
 import { answerPolicy } from './policy-answer.ts';
-import { auditPolicyChange, lockPolicy } from './policy-change.ts';
+import { auditPolicyChange, lockPolicy, type ExpectedVersions } from './policy-change.ts';
 import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 /** At least one of them (the schema says so); `reason` with, and only with, a name or the birth date. */
@@ -32,7 +32,7 @@ const CONTACT = ['email', 'phone', 'address'] as const;
  * after, sealed like the policy's own in columns the master-key rotation re-seals (docs/DECISIONS.md,
  * "Correcting a policyholder's identity"); the contact fields are audited by name
  * only. Allowed while the policy is pending, active or expired (a claim may come after the end of
- * cover), not once it is cancelled: 409 policy_not_changeable.
+ * cover) — and until the date of a cancellation scheduled —, not once it is cancelled: 409 policy_not_changeable.
  *
  * A correction of a name or the birth date corrects the person's record, and a new email, phone or
  * address is where the same person is now reached: either reaches the policy's renewals too, term
@@ -54,6 +54,7 @@ export async function changePolicyholder(
   caller: Caller,
   policyNumber: string,
   change: PolicyholderChange,
+  expected?: ExpectedVersions,
 ): Promise<PolicyView> {
   const identity = IDENTITY.filter((f) => change[f] !== undefined);
   const errors: FieldError[] = [
@@ -68,15 +69,16 @@ export async function changePolicyholder(
     ...(change.address !== undefined ? checkAddress(change.address, '/address') : []),
   ];
   if (errors.length) throw invalid(errors);
-  const policy = await lockPolicy(trx, caller, policyNumber);
-  if (policy.status === 'cancelled')
+  const policy = await lockPolicy(trx, caller, policyNumber, expected);
+  const key = deps.keys.encryption;
+  const now = deps.now();
+  const today = todayOf(now);
+  // a cancellation scheduled from a day to come: in force until then, changes allowed
+  if (statusOn(policy, today) === 'cancelled')
     throw new DomainError(
       'policy_not_changeable',
       `Policy ${policy.policy_number} is cancelled from ${policy.cancellation_date}; its policyholder can no longer be changed.`,
     );
-  const key = deps.keys.encryption;
-  const now = deps.now();
-  const today = todayOf(now);
   if (change.birthDate !== undefined) {
     const age = checkBirthDate(change.birthDate, policy.effective_date, today, '/birthDate');
     if (age.length) throw invalid(age);
@@ -211,7 +213,7 @@ async function carryToRenewals(
   const done = { corrected: [] as string[], changed: [] as string[] };
   for (let next = policy.renewed_by_policy_number; next && carried.length;) {
     const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
-    if (!renewal || renewal.status === 'cancelled') break;
+    if (!renewal || statusOn(renewal, today) === 'cancelled') break;
     next = renewal.renewed_by_policy_number;
     const current = policyholderOf(renewal, key);
     carried = carried.filter((f) => valueOf(f, current) === valueOf(f, before));

@@ -231,6 +231,13 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string, renewal: bool
   const longest = MAX_COVER_YEARS[product];
   if (expiryDate <= effectiveDate)
     errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
+  // a policy recorded late may have ended (active: its history); a pending one could never come into force
+  else if (input.status === 'pending' && expiryDate <= today)
+    errors.push({
+      field: '/expiryDate',
+      code: 'out_of_range',
+      message: `must be after today (${today}) for a pending policy: past its expiry date it could never be activated`,
+    });
   else if (expiryDate > plusYears(effectiveDate, longest))
     errors.push({
       field: '/expiryDate',

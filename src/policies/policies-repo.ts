@@ -4,6 +4,9 @@ import type { Executor } from '../platform/db.ts';
 
 /** SQL for policies. Every query is scoped by partner and environment. */
 
+/** Every change written on a policy moves its version on (its ETag): each update below sets it. */
+const nextVersion = sql<number>`version + 1`;
+
 export type PolicyRow = Selectable<PoliciesTable>;
 
 export interface Scope {
@@ -66,7 +69,11 @@ export async function findByExternalReference(
 export interface PolicyFilter {
   externalReference?: string | undefined;
   product?: string | undefined;
-  /** pending and active exclude expired policies; expired is pending or active past the expiry date. */
+  /**
+   * As statusOn reads a row: pending and active exclude expired policies and those whose scheduled
+   * cancellation took effect; expired is pending or active past the expiry date; cancelled includes a
+   * cancellation scheduled from a day reached.
+   */
   status?: 'pending' | 'active' | 'cancelled' | 'expired' | undefined;
   effectiveFrom?: string | undefined;
   effectiveTo?: string | undefined;
@@ -84,10 +91,20 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   if (f.product !== undefined) query = query.where('product', '=', f.product as PolicyRow['product']);
   if (f.effectiveFrom !== undefined) query = query.where('effective_date', '>=', f.effectiveFrom);
   if (f.effectiveTo !== undefined) query = query.where('effective_date', '<=', f.effectiveTo);
-  if (f.status === 'cancelled') query = query.where('status', '=', 'cancelled');
-  if (f.status === 'expired') query = query.where('status', '<>', 'cancelled').where('expiry_date', '<=', f.today);
+  // as statusOn (policy.ts) reads a row: cancelled at once, or from a scheduled date reached; else
+  // expired from the expiry date (a cancellation date is before it: a policy cancelled never expires)
+  if (f.status === 'cancelled')
+    query = query.where((eb) => eb.or([eb('status', '=', 'cancelled'), eb('cancellation_date', '<=', f.today)]));
+  if (f.status === 'expired')
+    query = query
+      .where('status', '<>', 'cancelled')
+      .where('cancellation_date', 'is', null)
+      .where('expiry_date', '<=', f.today);
   if (f.status === 'pending' || f.status === 'active')
-    query = query.where('status', '=', f.status).where('expiry_date', '>', f.today);
+    query = query
+      .where('status', '=', f.status)
+      .where('expiry_date', '>', f.today)
+      .where((eb) => eb.or([eb('cancellation_date', 'is', null), eb('cancellation_date', '>', f.today)]));
   if (f.after) {
     // a row comparison, not an OR: the page enters the listing index at the cursor
     const { createdAt, id } = f.after;
@@ -96,16 +113,16 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
 
-/** The status and expiry date of the scope's policies numbered (the renewals a page of policies names), by number. */
+/** What statusOn reads of the scope's policies numbered (the renewals a page of policies names), by number. */
 export async function findNextTerms(
   db: Executor,
   scope: Scope,
   policyNumbers: readonly string[],
-): Promise<Map<string, Pick<PolicyRow, 'status' | 'expiry_date'>>> {
+): Promise<Map<string, Pick<PolicyRow, 'status' | 'expiry_date' | 'cancellation_date'>>> {
   if (!policyNumbers.length) return new Map();
   const rows = await db
     .selectFrom('policies')
-    .select(['policy_number', 'status', 'expiry_date'])
+    .select(['policy_number', 'status', 'expiry_date', 'cancellation_date'])
     .where('partner_id', '=', scope.partnerId)
     .where('environment', '=', scope.environment)
     .where('policy_number', 'in', [...new Set(policyNumbers)])
@@ -131,14 +148,19 @@ export async function updatePolicyholder(
     updated_at: Date;
   },
 ): Promise<PolicyRow> {
-  return db.updateTable('policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('policies')
+    .set({ ...values, version: nextVersion })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The insured risk, sealed by the caller (the clear column emptied), and updated_at. */
 export async function updateRisk(db: Executor, id: string, riskEnc: string, at: Date): Promise<PolicyRow> {
   return db
     .updateTable('policies')
-    .set({ risk_enc: riskEnc, risk: null, updated_at: at })
+    .set({ risk_enc: riskEnc, risk: null, updated_at: at, version: nextVersion })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -148,26 +170,32 @@ export async function updateRisk(db: Executor, id: string, riskEnc: string, at: 
 export async function markActive(db: Executor, id: string, effectiveDate: string, at: Date): Promise<PolicyRow> {
   return db
     .updateTable('policies')
-    .set({ status: 'active', effective_date: effectiveDate, updated_at: at })
+    .set({ status: 'active', effective_date: effectiveDate, updated_at: at, version: nextVersion })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Records a cancellation: `atOnce`, the status goes cancelled; else it is scheduled, the status kept
+ * (pending or active) until the date, from which the policy reads cancelled (policy.ts, statusOn). A
+ * cancellation scheduled on the row is replaced (a renewal cancelled with its policy, from inception).
+ */
 export async function markCancelled(
   db: Executor,
   id: string,
-  cancellation: { reason: string; date: string; at: Date },
+  cancellation: { reason: string; date: string; at: Date; atOnce: boolean },
 ): Promise<PolicyRow> {
   return db
     .updateTable('policies')
     .set({
-      status: 'cancelled',
+      ...(cancellation.atOnce ? { status: 'cancelled' as const } : {}),
       cancel_reason: cancellation.reason,
       cancellation_date: cancellation.date,
       cancelled_at: cancellation.at,
       updated_at: cancellation.at,
+      version: nextVersion,
     })
     .where('id', '=', id)
     .where('status', '<>', 'cancelled')
@@ -179,7 +207,7 @@ export async function markCancelled(
 export async function markRenewed(db: Executor, id: string, renewal: string, at: Date): Promise<PolicyRow> {
   return db
     .updateTable('policies')
-    .set({ renewed_by_policy_number: renewal, updated_at: at })
+    .set({ renewed_by_policy_number: renewal, updated_at: at, version: nextVersion })
     .where('id', '=', id)
     .where('renewed_by_policy_number', 'is', null)
     .returningAll()
@@ -190,7 +218,7 @@ export async function markRenewed(db: Executor, id: string, renewal: string, at:
 export async function releaseRenewal(db: Executor, id: string, renewal: string, at: Date): Promise<void> {
   await db
     .updateTable('policies')
-    .set({ renewed_by_policy_number: null, updated_at: at })
+    .set({ renewed_by_policy_number: null, updated_at: at, version: nextVersion })
     .where('id', '=', id)
     .where('renewed_by_policy_number', '=', renewal)
     .execute();

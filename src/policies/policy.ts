@@ -79,7 +79,10 @@ export interface PolicyView {
   renewedBy: string | null;
   /** The status today of the term renewing it (`renewedBy`): a renewal cancelled after its start keeps its link. */
   renewedByStatus: PolicyStatus | null;
+  /** A cancellation recorded: in effect (status cancelled), or scheduled from a day to come (status pending or active). */
   cancellation: { reason: CancelReason; effectiveDate: string; cancelledAt: string } | null;
+  /** 1 at creation, +1 with every change written on it: the ETag of its answers, which If-Match compares. */
+  version: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -94,10 +97,19 @@ export const todayOf = (now: Date): string => now.toISOString().slice(0, 10);
 
 /**
  * A policy covers from its effective date (included) to its expiry date (excluded): a pending or
- * active policy is expired from its expiry date on. Cancelled stays cancelled.
+ * active policy is expired from its expiry date on. A cancellation takes effect on its date: recorded
+ * from a day still to come, it is scheduled (the status stays pending or active, the date in
+ * `cancellation_date`) and the policy reads cancelled from that day — before its expiry date, so a
+ * policy cancelled never reads expired. Cancelled stays cancelled. The listing filters alike
+ * (policies-repo.ts, searchPolicies).
  */
-export function statusOn(row: Pick<PolicyRow, 'status' | 'expiry_date'>, today: string): PolicyStatus {
-  return row.status !== 'cancelled' && row.expiry_date <= today ? 'expired' : row.status;
+export function statusOn(
+  row: Pick<PolicyRow, 'status' | 'expiry_date' | 'cancellation_date'>,
+  today: string,
+): PolicyStatus {
+  if (row.status === 'cancelled' || (row.cancellation_date !== null && row.cancellation_date <= today))
+    return 'cancelled';
+  return row.expiry_date <= today ? 'expired' : row.status;
 }
 
 /** The insured risk as stored: sealed (`risk_enc`), or in clear on a row the start has not sealed yet. */
@@ -126,7 +138,7 @@ export function policyholderOf(row: PolicyRow, encryptionKey: EncryptionKeys): P
 }
 
 /** What the view of a policy needs of the term renewing it. */
-export type NextTerm = Pick<PolicyRow, 'status' | 'expiry_date'>;
+export type NextTerm = Pick<PolicyRow, 'status' | 'expiry_date' | 'cancellation_date'>;
 
 /**
  * The policy as answered. `renewal` is the row its `renewed_by_policy_number` names (undefined when
@@ -161,6 +173,7 @@ export function policyView(
             cancelledAt: row.cancelled_at.toISOString(),
           }
         : null,
+    version: row.version,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -4,9 +4,9 @@ import { DomainError } from '../platform/errors.ts';
 import { invalid } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { storedRisk, todayOf, type PolicyView } from './policy.ts';
+import { statusOn, storedRisk, todayOf, type PolicyView } from './policy.ts';
 import { answerPolicy } from './policy-answer.ts';
-import { auditPolicyChange, lockPolicy } from './policy-change.ts';
+import { auditPolicyChange, lockPolicy, type ExpectedVersions } from './policy-change.ts';
 import { checkFirstRegistration, samePlate, type MotorRisk } from './vehicle.ts';
 
 export interface VehicleRegistration {
@@ -19,7 +19,7 @@ export interface VehicleRegistration {
  * registered; its registration and first registration date join the risk. The same registration
  * again (vehicle.ts, samePlate: a space or a dash, the same groups) answers the policy unchanged (a retry); a
  * vehicle already registered otherwise, a policy that is not motor, or a cancelled one is a 409
- * policy_not_changeable. Audited with the field names, never their values (the risk is sealed).
+ * policy_not_changeable (one whose cancellation is scheduled is not cancelled yet). Audited with the field names, never their values (the risk is sealed).
  *
  * The same car is insured by the policy's renewals, which copied its risk unregistered: the
  * registration reaches them too, term after term up to the first cancelled one, each locked after the
@@ -35,14 +35,16 @@ export async function registerVehicle(
   caller: Caller,
   policyNumber: string,
   input: VehicleRegistration,
+  expected?: ExpectedVersions,
 ): Promise<PolicyView> {
-  const policy = await lockPolicy(trx, caller, policyNumber);
+  const policy = await lockPolicy(trx, caller, policyNumber, expected);
   const key = deps.keys.encryption;
   const now = deps.now();
   const today = todayOf(now);
   const refuse = (why: string) => new DomainError('policy_not_changeable', `Policy ${policy.policy_number} ${why}.`);
   if (policy.product !== 'motor') throw refuse(`insures no vehicle (${policy.product})`);
-  if (policy.status === 'cancelled') throw refuse(`is cancelled from ${policy.cancellation_date}`);
+  // a cancellation scheduled from a day to come: in force until then, the car can still be registered
+  if (statusOn(policy, today) === 'cancelled') throw refuse(`is cancelled from ${policy.cancellation_date}`);
   const risk = storedRisk(policy, key) as unknown as MotorRisk;
   if (risk.vehicleRegistration !== undefined) {
     if (
@@ -92,10 +94,11 @@ async function carryRegistration(
   now: Date,
 ): Promise<string[]> {
   const key = deps.keys.encryption;
+  const today = todayOf(now);
   const carried: string[] = [];
   for (let next = policy.renewed_by_policy_number; next;) {
     const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
-    if (!renewal || renewal.status === 'cancelled') break;
+    if (!renewal || statusOn(renewal, today) === 'cancelled') break;
     const risk = storedRisk(renewal, key) as unknown as MotorRisk;
     if (risk.vehicleRegistration !== undefined || risk.vin !== before.vin) break;
     await repo.updateRisk(trx, renewal.id, encrypt(key, JSON.stringify(registered(risk, input))), now);

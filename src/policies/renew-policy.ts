@@ -14,7 +14,7 @@ import {
   type PolicyView,
   type Product,
 } from './policy.ts';
-import { auditPolicyChange, lockPolicy } from './policy-change.ts';
+import { auditPolicyChange, lockPolicy, type ExpectedVersions } from './policy-change.ts';
 
 export interface RenewPolicyInput {
   /** Your own id of the new term (a policy of its own). */
@@ -33,7 +33,7 @@ export const RENEWABLE_PRODUCTS: readonly Product[] = ['home', 'motor', 'other']
  * POST /policies/{policyNumber}/renew: records the next term of an active policy as a policy of its
  * own (a new policy number), from the previous expiry date, for the same policyholder and risk, with
  * the premium given; both are linked (`renews`, `renewedBy`). 409 policy_not_renewable for a policy
- * cancelled, pending, expired (its cover lapsed), of a trip product, or whose new term would start
+ * cancelled (or whose cancellation is scheduled), pending, expired (its cover lapsed), of a trip product, or whose new term would start
  * more than a year ahead; 409 policy_already_renewed, naming the renewal, for the second renewal of
  * a term. The previous policy gets a `renewed` audit row, the renewal its `created` one.
  *
@@ -48,8 +48,9 @@ export async function renewPolicy(
   caller: Caller,
   policyNumber: string,
   input: RenewPolicyInput,
+  expected?: ExpectedVersions,
 ): Promise<PolicyView> {
-  const policy = await lockPolicy(trx, caller, policyNumber);
+  const policy = await lockPolicy(trx, caller, policyNumber, expected);
   const now = deps.now();
   const today = todayOf(now);
   const refuse = (why: string) => new DomainError('policy_not_renewable', `Policy ${policy.policy_number} ${why}.`);
@@ -60,7 +61,9 @@ export async function renewPolicy(
       { policyNumber: policy.renewed_by_policy_number },
     );
   const status = statusOn(policy, today);
-  if (status === 'cancelled') throw refuse(`is cancelled from ${policy.cancellation_date}`);
+  // a cancellation scheduled ends the term before its expiry date: no next term follows it
+  if (status === 'cancelled' || policy.cancellation_date !== null)
+    throw refuse(`is cancelled from ${policy.cancellation_date}`);
   if (!RENEWABLE_PRODUCTS.includes(policy.product))
     throw refuse(`covers a trip (${policy.product}): record a new policy for the next one`);
   if (status === 'pending') throw refuse('is not in force: activate it before renewing it');

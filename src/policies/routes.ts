@@ -2,8 +2,9 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
-import { named, problemResponses } from '../platform/openapi.ts';
+import { named, problemResponses, withEtag } from '../platform/openapi.ts';
 import { callerOf, IdempotencyHeader, replyIdempotent, securePartnerApi } from '../platform/partner-api.ts';
+import { etagOf, ifMatchVersions, sendEtag } from '../platform/preconditions.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { activatePolicy } from './activate-policy.ts';
@@ -32,6 +33,33 @@ export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
 /** Where a policy just created (or renewed) is read: its 201's `Location`. */
 const policyLocation = (created: Record<string, unknown>): string =>
   `${POLICY_ADMIN_PREFIX}/policies/${String(created.policyNumber)}`;
+
+/**
+ * The ETag of the policy answered (a renewal's 201: the renewal's): its version — none for an answer
+ * stored before versions existed (a replay of it names no version, and no ETag is better than a false one).
+ */
+const policyEtag = (answer: Record<string, unknown>): string | undefined =>
+  Number.isSafeInteger(answer.version) && (answer.version as number) >= 1
+    ? etagOf(answer.version as number)
+    : undefined;
+
+/**
+ * A change's headers: Idempotency-Key, and If-Match with the ETag of the policy as read. Each change
+ * reads its If-Match in its `run`, which a replay never calls: a retry with the same key replays the
+ * first answer whatever its If-Match, a malformed one too.
+ */
+const ChangeHeaders = {
+  type: 'object',
+  properties: {
+    ...IdempotencyHeader.properties,
+    'if-match': {
+      type: 'string',
+      maxLength: 1000,
+      description:
+        'The ETag of the policy as you read it (GET /policies/{policyNumber}, or the answer of your last change: its version in quotes, e.g. "3"). Optional: without it the change applies to the policy as it is. With it, a policy changed since (by another of your systems, or a change carried from another term) is a 412 policy_changed and nothing is changed: read it again, then decide. Several tags, or *, as RFC 9110; a weak tag (W/"3") never matches.',
+    },
+  },
+} as const;
 
 /**
  * The body schema accepts any object as `risk` (its documented anyOf has a free-form branch, for
@@ -76,7 +104,7 @@ export function policyAdminRoutes(
         headers: IdempotencyHeader,
         body: S.CreatePolicyRequest,
         response: {
-          201: named(S.PolicyResponse, 'Policy', 'The policy recorded'),
+          201: withEtag(named(S.PolicyResponse, 'Policy', 'The policy recorded')),
           ...problemResponses({
             409: ['external_reference_conflict'],
             422: [
@@ -98,6 +126,7 @@ export function policyAdminRoutes(
           status: 201,
           run: (trx, caller) => createPolicy(deps, trx, caller, request.body),
           location: policyLocation,
+          etag: policyEtag,
         });
       },
     });
@@ -121,14 +150,18 @@ export function policyAdminRoutes(
         operationId: 'getPolicy',
         summary: 'Read a policy',
         description:
-          "One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.",
+          "One of your policies, with its version as ETag (send it in If-Match with a change). Another partner's policy, or one of another environment, is a 404 like a missing one.",
         params: S.PolicyParams,
         response: {
-          200: named(S.PolicyResponse, 'Policy', 'The policy'),
+          200: withEtag(named(S.PolicyResponse, 'Policy', 'The policy')),
           ...problemResponses({ 404: ['policy_not_found'] }),
         },
       },
-      handler: async (request) => getPolicy(deps, callerOf(request), request.params.policyNumber),
+      handler: async (request, reply) => {
+        const policy = await getPolicy(deps, callerOf(request), request.params.policyNumber);
+        sendEtag(reply, policy.version);
+        return policy;
+      },
     });
 
     app.patch('/policies/:policyNumber/policyholder', {
@@ -137,12 +170,12 @@ export function policyAdminRoutes(
         operationId: 'changePolicyholder',
         summary: "Change the policyholder's contact details, or correct a name or the birth date",
         description: CHANGE_POLICYHOLDER_DESCRIPTION,
-        headers: IdempotencyHeader,
+        headers: ChangeHeaders,
         params: S.PolicyParams,
         body: S.PolicyholderChangeRequest,
         response: {
-          200: named(S.PolicyResponse, 'Policy', 'The policy with its policyholder changed'),
-          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'] }),
+          200: withEtag(named(S.PolicyResponse, 'Policy', 'The policy with its policyholder changed')),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'], 412: ['policy_changed'] }),
         },
       },
       handler: async (request, reply) => {
@@ -151,7 +184,9 @@ export function policyAdminRoutes(
           operation: 'policies.policyholder',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => changePolicyholder(deps, trx, caller, policyNumber, request.body),
+          run: (trx, caller) =>
+            changePolicyholder(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
+          etag: policyEtag,
         });
       },
     });
@@ -162,12 +197,12 @@ export function policyAdminRoutes(
         operationId: 'registerVehicle',
         summary: 'Register the new vehicle of a motor policy',
         description: REGISTER_VEHICLE_DESCRIPTION,
-        headers: IdempotencyHeader,
+        headers: ChangeHeaders,
         params: S.PolicyParams,
         body: S.VehicleRegistrationRequest,
         response: {
-          200: named(S.PolicyResponse, 'Policy', 'The policy with its vehicle registered'),
-          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'] }),
+          200: withEtag(named(S.PolicyResponse, 'Policy', 'The policy with its vehicle registered')),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'], 412: ['policy_changed'] }),
         },
       },
       handler: async (request, reply) => {
@@ -176,7 +211,9 @@ export function policyAdminRoutes(
           operation: 'policies.vehicle',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => registerVehicle(deps, trx, caller, policyNumber, request.body),
+          run: (trx, caller) =>
+            registerVehicle(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
+          etag: policyEtag,
         });
       },
     });
@@ -187,12 +224,12 @@ export function policyAdminRoutes(
         operationId: 'activatePolicy',
         summary: 'Activate a pending policy',
         description: ACTIVATE_POLICY_DESCRIPTION,
-        headers: IdempotencyHeader,
+        headers: ChangeHeaders,
         params: S.PolicyParams,
         body: S.ActivatePolicyRequest,
         response: {
-          200: named(S.PolicyResponse, 'Policy', 'The policy in force'),
-          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_activatable'] }),
+          200: withEtag(named(S.PolicyResponse, 'Policy', 'The policy in force')),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_activatable'], 412: ['policy_changed'] }),
         },
       },
       handler: async (request, reply) => {
@@ -202,7 +239,8 @@ export function policyAdminRoutes(
           operation: 'policies.activate',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => activatePolicy(deps, trx, caller, policyNumber, request.body),
+          run: (trx, caller) => activatePolicy(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
+          etag: policyEtag,
         });
       },
     });
@@ -213,12 +251,12 @@ export function policyAdminRoutes(
         operationId: 'cancelPolicy',
         summary: 'Cancel a policy',
         description: CANCEL_POLICY_DESCRIPTION,
-        headers: IdempotencyHeader,
+        headers: ChangeHeaders,
         params: S.PolicyParams,
         body: S.CancelPolicyRequest,
         response: {
-          200: named(S.PolicyResponse, 'Policy', 'The policy cancelled'),
-          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_cancellable'] }),
+          200: withEtag(named(S.PolicyResponse, 'Policy', 'The policy cancelled')),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_cancellable'], 412: ['policy_changed'] }),
         },
       },
       handler: async (request, reply) => {
@@ -229,7 +267,8 @@ export function policyAdminRoutes(
           operation: 'policies.cancel',
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body),
+          run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
+          etag: policyEtag,
         });
       },
     });
@@ -240,14 +279,15 @@ export function policyAdminRoutes(
         operationId: 'renewPolicy',
         summary: 'Renew a policy for a new term',
         description: RENEW_POLICY_DESCRIPTION,
-        headers: IdempotencyHeader,
+        headers: ChangeHeaders,
         params: S.PolicyParams,
         body: S.RenewPolicyRequest,
         response: {
-          201: named(S.PolicyResponse, 'Policy', 'The renewal: the policy of the new term'),
+          201: withEtag(named(S.PolicyResponse, 'Policy', 'The renewal: the policy of the new term')),
           ...problemResponses({
             404: ['policy_not_found'],
             409: ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'],
+            412: ['policy_changed'],
           }),
         },
       },
@@ -258,7 +298,8 @@ export function policyAdminRoutes(
           operation: 'policies.renew',
           status: 201,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
-          run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body),
+          run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body, ifMatchVersions(request)),
+          etag: policyEtag,
           location: policyLocation,
         });
       },

@@ -257,7 +257,7 @@ export const CreatePolicyRequest = Type.Object(
       '2026-12-01',
     ),
     expiryDate: DateField(
-      'First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay',
+      'First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay; after today for a pending policy (an active one recorded late may have ended)',
       '2027-12-01',
     ),
     premium: Premium,
@@ -426,7 +426,7 @@ export const SearchQuery = Type.Object(
     status: Type.Optional(
       StringEnum(POLICY_STATUSES, {
         description:
-          'Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).',
+          'Only policies with this status today, as each answers it (expired: the expiry date is today or past, UTC, a pending policy too; cancelled: from the effective date of the cancellation — a policy whose cancellation is scheduled from a later day is listed as active or pending until then).',
         examples: ['active'],
       }),
     ),
@@ -455,7 +455,7 @@ export const PolicyResponse = Type.Object({
   product: StringEnum(PRODUCTS),
   status: StringEnum(POLICY_STATUSES, {
     description:
-      'pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).',
+      'pending (recorded, not in force until activated), active, cancelled from the effectiveDate of its cancellation (a cancellation scheduled from a later day leaves it pending or active until then), or expired once the expiry date is reached (a pending policy too).',
   }),
   policyholder: Type.Object({
     firstName: Type.String({ maxLength: 100 }),
@@ -493,14 +493,30 @@ export const PolicyResponse = Type.Object({
     description:
       'The status today of the policy renewedBy names (null when not renewed): cancelled for a renewal cancelled after its start, or with this policy.',
   }),
-  cancellation: Type.Union([
-    Type.Object({
-      reason: StringEnum(CANCEL_REASONS),
-      effectiveDate: Type.String({ format: 'date', maxLength: 10 }),
-      cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
-    }),
-    Type.Null(),
-  ]),
+  cancellation: Type.Union(
+    [
+      Type.Object({
+        reason: StringEnum(CANCEL_REASONS),
+        effectiveDate: Type.String({
+          format: 'date',
+          maxLength: 10,
+          description: 'First day no longer covered: status is cancelled from this day on (UTC).',
+        }),
+        cancelledAt: Type.String({ format: 'date-time', maxLength: 40, description: 'When it was recorded.' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'The cancellation recorded, null when none. In effect (status cancelled) from its effectiveDate; recorded from a later day, it is scheduled: until that day the policy keeps its status, pending or active, and can still be changed.',
+    },
+  ),
+  version: Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description:
+      'The version of the policy: 1 when recorded, one more with every change written on it (by your calls, or carried from another term). The ETag header of its answers is this number in quotes: send it in If-Match to change the policy only if it is still at that version.',
+  }),
   createdAt: Type.String({
     format: 'date-time',
     maxLength: 40,

@@ -6,6 +6,7 @@ import {
   buildTestApp,
   createTestPartner,
   FLIGHT,
+  HOLDER,
   insureFlight,
   post,
   usingPostgres,
@@ -124,14 +125,7 @@ describe('GET /policies — a policy committed late by an early transaction', { 
       {
         product: 'other',
         externalReference: `LATE-${process.pid}-${++n}`,
-        policyholder: {
-          firstName: 'Camille',
-          lastName: 'Martin',
-          birthDate: '1990-04-12',
-          email: 'camille@example.com',
-          phone: '+33612345678',
-          address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-        },
+        policyholder: HOLDER,
         effectiveDate: day(1),
         expiryDate: day(366),
         premium: { amount: 1_000, currency: 'EUR', frequency: 'annual' },

@@ -15,6 +15,7 @@ import {
   type TestApp,
   type TestPartner,
   POLICY_ADMIN,
+  HOLDER as POLICYHOLDER,
 } from '../helper.ts';
 
 const DEMO = '/demo/v1';
@@ -29,14 +30,8 @@ const HOME = {
   livingArea: 62,
 };
 
-const HOLDER = {
-  firstName: 'Camille',
-  lastName: 'Martin',
-  birthDate: '1990-04-12',
-  email: 'Camille@Example.com',
-  phone: '+33612345678',
-  address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-};
+// the email as a PAS may send it: stored and answered in lower case
+const HOLDER = { ...POLICYHOLDER, email: 'Camille@Example.com' };
 
 const MOTOR = {
   vehicleRegistration: 'AB-123-CD',
@@ -707,7 +702,7 @@ describe('API to manage policies', () => {
       const body = { reason: 'customer_request', effectiveDate: day(clock, 60) };
       const res = await cancel(created.body.policyNumber, body);
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.status, 'cancelled');
+      assert.equal(res.body.status, 'active', 'in force until the day its cancellation takes effect');
       assert.deepEqual(res.body.cancellation, {
         reason: 'customer_request',
         effectiveDate: body.effectiveDate,
@@ -732,17 +727,28 @@ describe('API to manage policies', () => {
         reason: 'customer_request',
         effectiveDate: body.effectiveDate,
         previousStatus: 'active',
+        scheduled: true,
       });
 
       const otherDate = await cancel(created.body.policyNumber, { ...body, effectiveDate: day(clock, 61) });
       assert.equal(otherDate.status, 409);
       assert.equal(otherDate.body.code, 'policy_not_cancellable');
-      assert.equal(
-        (await allPolicies(t.app, partner, { status: 'cancelled', externalReference: created.body.externalReference }))
-          .length,
-        1,
-        'listed as cancelled',
-      );
+      const listed = async (status: string) =>
+        (await allPolicies(t.app, partner, { status, externalReference: created.body.externalReference })).length;
+      assert.deepEqual([await listed('active'), await listed('cancelled')], [1, 0], 'listed as active until the date');
+      const today = clock;
+      clock = new Date(`${body.effectiveDate}T00:00:00.000Z`);
+      try {
+        const read = await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth);
+        assert.equal(read.body.status, 'cancelled', 'cancelled from the date');
+        assert.deepEqual(
+          [await listed('active'), await listed('cancelled')],
+          [0, 1],
+          'listed as cancelled from the date',
+        );
+      } finally {
+        clock = today;
+      }
     });
 
     it('cancels a pending policy from inception, and refuses a date outside the period of cover', async () => {
@@ -868,12 +874,23 @@ describe('API to manage policies', () => {
       assert.equal(cancelled.status, 200);
       const late = await activate(pending.body.policyNumber, { reason: 'payment_received' });
       assert.deepEqual([late.status, late.body.code], [409, 'policy_not_activatable']);
+      // a pending policy is recorded ending after today (docs/policies.md): it lapses waiting
       const lapsed = await create(
-        motorPolicy({ status: 'pending', effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }),
+        motorPolicy({ status: 'pending', effectiveDate: day(clock, -400), expiryDate: day(clock, 5) }),
       );
-      assert.equal(lapsed.body.status, 'expired');
-      const expired = await activate(lapsed.body.policyNumber, { reason: 'payment_received' });
-      assert.deepEqual([expired.status, expired.body.code], [409, 'policy_not_activatable']);
+      assert.equal(lapsed.status, 201, JSON.stringify(lapsed.body));
+      const today = clock;
+      clock = new Date(`${day(today, 5)}T00:00:00.000Z`);
+      try {
+        assert.equal(
+          (await get(t.app, `${POLICIES}/${lapsed.body.policyNumber}`, partner.auth)).body.status,
+          'expired',
+        );
+        const expired = await activate(lapsed.body.policyNumber, { reason: 'payment_received' });
+        assert.deepEqual([expired.status, expired.body.code], [409, 'policy_not_activatable']);
+      } finally {
+        clock = today;
+      }
       const mine = await create(motorPolicy({ status: 'pending' }));
       const other = await createTestPartner(t.db);
       const theirs = await activate(mine.body.policyNumber, { reason: 'payment_received' }, other);
@@ -1148,8 +1165,8 @@ describe('API to manage policies', () => {
       const res = await post(t.app, `${POLICIES}/${a.body.policyNumber}/cancel`, cancel, partner.auth);
       assert.deepEqual(
         [res.status, res.body.status, res.body.renewedBy, res.body.renewedByStatus],
-        [200, 'cancelled', b.body.policyNumber, 'cancelled'],
-        'the renewal cancelled with it, in the same answer',
+        [200, 'active', b.body.policyNumber, 'cancelled'],
+        'in force until day 20; the renewal, which would never start, cancelled with it at once, in the same answer',
       );
       for (const [renewal, by] of [
         [b, a],
@@ -1209,17 +1226,33 @@ describe('API to manage policies', () => {
       const cancel = { reason: 'customer_request', effectiveDate: day(clock, 45) }; // the renewal starts on day 30
       const res = await post(t.app, `${POLICIES}/${b.body.policyNumber}/cancel`, cancel, partner.auth);
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      const previous = await read();
       assert.deepEqual(
-        [previous.status, previous.renewedBy, previous.renewedByStatus],
-        ['active', b.body.policyNumber, 'cancelled'],
-        'the renewal covered part of its term: the link stays, with its status',
+        [(await read()).renewedBy, (await read()).renewedByStatus],
+        [b.body.policyNumber, 'active'],
+        'scheduled from day 45: the renewal is active until then',
       );
+      // on day 45 (a day still in a's term would do too: a's own term runs on to day 30, then b's begins)
+      const today = clock;
+      clock = new Date(`${day(today, 45)}T00:00:00.000Z`);
+      let previous;
+      try {
+        previous = await read();
+        assert.deepEqual(
+          [previous.status, previous.renewedBy, previous.renewedByStatus],
+          ['expired', b.body.policyNumber, 'cancelled'],
+          'the renewal covered part of its term: the link stays, with its status',
+        );
+        assert.deepEqual(
+          await allPolicies(t.app, partner, { externalReference: a.body.externalReference }),
+          [previous],
+          'the search answers the policy as its own read does',
+        );
+      } finally {
+        clock = today;
+      }
       assert.deepEqual((await auditOf(a.body.policyNumber)).at(-1)!.action, 'renewed', 'nothing released');
       const again = await renew(a.body.policyNumber, nextTerm());
       assert.deepEqual([again.status, again.body.code], [409, 'policy_already_renewed']);
-      const found = await allPolicies(t.app, partner, { externalReference: a.body.externalReference });
-      assert.deepEqual(found, [previous], 'the search answers the policy as its own read does');
     });
 
     it('honours Idempotency-Key, scoped to the policy', async () => {
@@ -1556,8 +1589,10 @@ describe('API to manage policies', () => {
       assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
       const res = await change(a.policyNumber, { lastName: 'Martins', reason: 'typo' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      for (const ended of [b, c]) assert.equal((await holderOf(ended.policyNumber)).lastName, 'Martin');
-      assert.equal((await auditOf(a.policyNumber)).at(-1)!.data.renewalsCorrected, undefined);
+      // b is in force until its cancellation takes effect (day 45): corrected; c, cancelled with it from its inception, is not
+      assert.equal((await holderOf(b.policyNumber)).lastName, 'Martins');
+      assert.equal((await holderOf(c.policyNumber)).lastName, 'Martin');
+      assert.deepEqual((await auditOf(a.policyNumber)).at(-1)!.data.renewalsCorrected, [b.policyNumber]);
     });
 
     it('refuses a birth date that no longer passes on a renewal, naming it, and corrects nothing', async () => {

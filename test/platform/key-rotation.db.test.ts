@@ -24,6 +24,7 @@ import {
   createTestPartner,
   eventually,
   FLIGHT,
+  HOLDER,
   openTestDatabase,
   post,
   runCliOn,
@@ -338,14 +339,7 @@ describe('master key rotation', () => {
       {
         product: 'other',
         externalReference: 'ROTATE-CORRECTION',
-        policyholder: {
-          firstName: 'Camille',
-          lastName: 'Martin',
-          birthDate: '1990-04-12',
-          email: 'camille@example.com',
-          phone: '+33612345678',
-          address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-        },
+        policyholder: HOLDER,
         effectiveDate: today,
         expiryDate: new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10),
         premium: { amount: 1_000, currency: 'EUR', frequency: 'annual' },
@@ -376,7 +370,7 @@ describe('master key rotation', () => {
     const row = await db.selectFrom('policy_corrections').selectAll().executeTakeFirstOrThrow();
     assert.deepEqual(
       [JSON.parse(decrypt(onlyB, row.before_enc)), JSON.parse(decrypt(onlyB, row.after_enc))],
-      [{ lastName: 'Martin' }, { lastName: 'Martins' }],
+      [{ lastName: HOLDER.lastName }, { lastName: 'Martins' }],
     );
   });
 

@@ -9,6 +9,7 @@ import {
   usingPostgres,
   type TestApp,
   POLICY_ADMIN,
+  HOLDER,
 } from '../helper.ts';
 
 const POLICIES = `${POLICY_ADMIN}/policies`;
@@ -55,14 +56,6 @@ describe('a policyholder correction racing a renewal', () => {
     return [await a!, await b!];
   }
 
-  const HOLDER = {
-    firstName: 'Camille',
-    lastName: 'Martin',
-    birthDate: '1990-04-12',
-    email: 'camille@example.com',
-    phone: '+33612345678',
-    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-  };
   type Partner = Awaited<ReturnType<typeof createTestPartner>>;
 
   const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
@@ -162,10 +155,17 @@ describe('a policyholder correction racing a renewal', () => {
       if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
       const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
       const a = await motorPolicy(partner, 30);
-      const b = (await renewOf(partner, a)()).body.policyNumber as string;
-      // both lock A, then B (the cancellation locks the term renewed first; the change walks to its renewal)
+      const renewal = (await renewOf(partner, a)()).body as { policyNumber: string; effectiveDate: string };
+      const b = renewal.policyNumber;
+      // both lock A, then B (the cancellation locks the term renewed first; the change walks to its renewal);
+      // from its inception, so cancelled at once (from a later day it would stay in force, and changeable, until then)
       const cancel = () =>
-        post(t.app, `${POLICIES}/${b}/cancel`, { reason: 'customer_request', effectiveDate: day(45) }, partner.auth);
+        post(
+          t.app,
+          `${POLICIES}/${b}/cancel`,
+          { reason: 'customer_request', effectiveDate: renewal.effectiveDate },
+          partner.auth,
+        );
       const change = patchOf(partner, a, 'policyholder', { phone: '+33698765432' });
       const [cancelled, changed] =
         order === 'cancel first' ? await race(cancel, change, a) : (await race(change, cancel, a)).reverse();
@@ -249,9 +249,10 @@ describe('a policyholder correction racing a renewal', () => {
       const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
       const a = await motorPolicy(partner, 30);
       const b = (await renewOf(partner, a)()).body.policyNumber as string;
-      // both lock A, then B (the cascade, the correction's walk): one waits for the other, no deadlock
+      // both lock A, then B (the cascade, the correction's walk): one waits for the other, no deadlock;
+      // from today, so cancelled at once (from a later day it would stay in force, and changeable, until then)
       const cancel = () =>
-        post(t.app, `${POLICIES}/${a}/cancel`, { reason: 'customer_request', effectiveDate: day(10) }, partner.auth);
+        post(t.app, `${POLICIES}/${a}/cancel`, { reason: 'customer_request', effectiveDate: day(0) }, partner.auth);
       const correct = correctionOf(partner, a);
       const [cancelled, corrected] =
         order === 'cancel first' ? await race(cancel, correct, a) : (await race(correct, cancel, a)).reverse();

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encrypt } from '../../src/platform/crypto.ts';
-import { buildTestApp, createTestPartner, post, POLICY_ADMIN, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  HOLDER,
+  post,
+  POLICY_ADMIN,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
 
 const POLICIES = `${POLICY_ADMIN}/policies`;
 
@@ -24,14 +32,6 @@ describe('the policyholder and the plate, as a policy-administration system send
   after(() => t.close());
 
   let counter = 0;
-  const HOLDER = {
-    firstName: 'Camille',
-    lastName: 'Martin',
-    birthDate: '1990-04-12',
-    email: 'camille@example.com',
-    phone: '+33612345678',
-    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-  };
   const CAR = { make: 'Renault', model: 'Clio', usage: 'private' };
   const motor = (overrides: Record<string, unknown> = {}) => ({
     product: 'motor',

@@ -9,6 +9,7 @@ import {
   type TestApp,
   type TestPartner,
   POLICY_ADMIN,
+  HOLDER,
 } from '../helper.ts';
 
 const POLICIES = `${POLICY_ADMIN}/policies`;
@@ -24,7 +25,7 @@ const POLICIES = `${POLICY_ADMIN}/policies`;
 describe('a renewal carries the current policy', () => {
   let t: TestApp;
   let partner: TestPartner;
-  const clock = new Date('2034-07-01T08:00:00.000Z');
+  let clock = new Date('2034-07-01T08:00:00.000Z');
   before(async () => {
     t = await buildTestApp({ now: () => clock, env: { PARASOL_WORKERS: 'off' } });
     partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
@@ -34,14 +35,6 @@ describe('a renewal carries the current policy', () => {
   let counter = 0;
   const ref = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
   const day = (days: number) => new Date(clock.getTime() + days * 86_400_000).toISOString().slice(0, 10);
-  const HOLDER = {
-    firstName: 'Camille',
-    lastName: 'Martin',
-    birthDate: '1990-04-12',
-    email: 'camille@example.com',
-    phone: '+33612345678',
-    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-  };
   const LYON = { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' };
   const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
   const PLATE = { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: day(-3) };
@@ -240,15 +233,22 @@ describe('a renewal carries the current policy', () => {
       const c = await renew(b.policyNumber);
       const cancelled = await cancelFrom(b.policyNumber, day(45)); // after its start on day 30: linked still
       assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
-      await patch(a.policyNumber, 'policyholder', { phone: '+33698765432' });
-      await patch(a.policyNumber, 'vehicle', PLATE);
-      for (const renewal of [b, c]) {
-        const view = await read(renewal.policyNumber);
-        assert.deepEqual(
-          [view.status, view.policyholder.phone, view.risk],
-          ['cancelled', HOLDER.phone, NEW_CAR],
-          `${renewal.policyNumber}: cancelled, left as it was`,
-        );
+      // b is in force until day 45 (c, cancelled with it from its inception, at once): changes made from then on stop at b
+      const today = clock;
+      clock = new Date(`${day(45)}T08:00:00.000Z`);
+      try {
+        await patch(a.policyNumber, 'policyholder', { phone: '+33698765432' });
+        await patch(a.policyNumber, 'vehicle', PLATE);
+        for (const renewal of [b, c]) {
+          const view = await read(renewal.policyNumber);
+          assert.deepEqual(
+            [view.status, view.policyholder.phone, view.risk],
+            ['cancelled', HOLDER.phone, NEW_CAR],
+            `${renewal.policyNumber}: cancelled, left as it was`,
+          );
+        }
+      } finally {
+        clock = today;
       }
       const own = (await auditOf(a.policyNumber)).slice(-2);
       assert.deepEqual(

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Record a policy
-         * @description Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). Honours Idempotency-Key: a retry replays the 201.
+         * @description Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). A pending policy must end after today (it could never be activated otherwise); an active one recorded late may have ended (it reads expired). The 201 carries the ETag of the policy (version 1). Honours Idempotency-Key: a retry replays the 201.
          */
         post: operations["createPolicy"];
         delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Read a policy
-         * @description One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.
+         * @description One of your policies, with its version as ETag (send it in If-Match with a change). Another partner's policy, or one of another environment, is a 404 like a missing one.
          */
         get: operations["getPolicy"];
         put?: never;
@@ -59,7 +59,7 @@ export interface paths {
         head?: never;
         /**
          * Change the policyholder's contact details, or correct a name or the birth date
-         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. A correction of a name or the birth date is the person's record corrected, and a new email, phone or address is where the same person is reached now: either reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (changed on its own) keeps it, and so do its renewals. A birth date that would make the policyholder 120 or older on the effective date of a renewal it reaches is a 422 validation_failed whose policyNumber member names that renewal, and nothing is corrected. A name or birth date sent with the value the policy already holds changes nothing and is not recorded; an email, phone or address sent with the value it holds is recorded on this policy and reaches no renewal. A change does not reach back to the policy a renewal renews: that term stays as it was insured. A policy for another person is a new policy. Honours Idempotency-Key.
+         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. Allowed while the policy is pending, active or expired, and until the date of a cancellation scheduled; a cancelled policy is a 409 policy_not_changeable. A correction of a name or the birth date is the person's record corrected, and a new email, phone or address is where the same person is reached now: either reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (changed on its own) keeps it, and so do its renewals. A birth date that would make the policyholder 120 or older on the effective date of a renewal it reaches is a 422 validation_failed whose policyNumber member names that renewal, and nothing is corrected. A name or birth date sent with the value the policy already holds changes nothing and is not recorded; an email, phone or address sent with the value it holds is recorded on this policy and reaches no renewal. A change does not reach back to the policy a renewal renews: that term stays as it was insured. A policy for another person is a new policy. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. Honours Idempotency-Key.
          */
         patch: operations["changePolicyholder"];
         trace?: never;
@@ -79,7 +79,7 @@ export interface paths {
         head?: never;
         /**
          * Register the new vehicle of a motor policy
-         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. The same registration is the same groups: a space and a dash are one separator, but where the groups split counts (M-AB 123, Munich, is not MA-B 123, Mannheim); only two French SIV plates (AB-123-CD, AB 123 CD, AB123CD) are compared without their separators. With the same Idempotency-Key, the plate spelt otherwise is another body: 422 idempotency_key_reused. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Honours Idempotency-Key.
+         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy (not one whose cancellation is only scheduled) is a 409 policy_not_changeable. The same registration is the same groups: a space and a dash are one separator, but where the groups split counts (M-AB 123, Munich, is not MA-B 123, Mannheim); only two French SIV plates (AB-123-CD, AB 123 CD, AB123CD) are compared without their separators. With the same Idempotency-Key, the plate spelt otherwise is another body: 422 idempotency_key_reused. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. Honours Idempotency-Key.
          */
         patch: operations["registerVehicle"];
         trace?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Activate a pending policy
-         * @description Puts a pending policy in force (pending → active), saying what it was waiting for, until its expiry date as recorded: from its effective date, or from the day of activation when the effective date is past (cover never starts before the policy is in force; the answer shows the new effectiveDate). Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. Honours Idempotency-Key.
+         * @description Puts a pending policy in force (pending → active), saying what it was waiting for, until its expiry date as recorded: from its effective date, or from the day of activation when the effective date is past (cover never starts before the policy is in force; the answer shows the new effectiveDate). Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. A cancellation scheduled stands: the policy is in force until its date. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. Honours Idempotency-Key.
          */
         post: operations["activatePolicy"];
         delete?: never;
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a policy
-         * @description Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). Cancelling again with the same reason and date returns the same result; another reason or date, or an expired policy, is a 409 policy_not_cancellable. Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again; cancelling it from a later date keeps the link (that term began), and the policy it renews answers renewedByStatus cancelled. Honours Idempotency-Key.
+         * @description Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). From today or a past day, or from its inception, status is cancelled at once; from a later day the cancellation is scheduled: the policy keeps its status (pending or active), shows the cancellation, and can still be changed until that day, from which it reads cancelled. Cancelling again with the same reason and date returns the same result; a scheduled cancellation moves earlier by cancelling again from an earlier day (with the reason now given; at once from today, a past day or the inception); it is never moved later nor withdrawn: another reason for the same date, a later date, a policy already cancelled, or an expired policy is a 409 policy_not_cancellable. Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again; cancelling it from a later date keeps the link (that term began), and the policy it renews answers renewedByStatus cancelled. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. Honours Idempotency-Key.
          */
         post: operations["cancelPolicy"];
         delete?: never;
@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Renew a policy for a new term
-         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. Honours Idempotency-Key: a retry replays the 201.
+         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled (or whose cancellation is scheduled: it ends then), pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. The 201 carries the ETag of the renewal (version 1). Honours Idempotency-Key: a retry replays the 201.
          */
         post: operations["renewPolicy"];
         delete?: never;
@@ -185,7 +185,7 @@ export interface components {
             /** @enum {string} */
             product: "home" | "flight_delay" | "travel" | "motor" | "other";
             /**
-             * @description pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).
+             * @description pending (recorded, not in force until activated), active, cancelled from the effectiveDate of its cancellation (a cancellation scheduled from a later day leaves it pending or active until then), or expired once the expiry date is reached (a pending policy too).
              * @enum {string}
              */
             status: "pending" | "active" | "cancelled" | "expired";
@@ -227,14 +227,26 @@ export interface components {
             renewedBy: string | null;
             /** @description The status today of the policy renewedBy names (null when not renewed): cancelled for a renewal cancelled after its start, or with this policy. */
             renewedByStatus: ("pending" | "active" | "cancelled" | "expired") | null;
+            /** @description The cancellation recorded, null when none. In effect (status cancelled) from its effectiveDate; recorded from a later day, it is scheduled: until that day the policy keeps its status, pending or active, and can still be changed. */
             cancellation: {
                 /** @enum {string} */
                 reason: "customer_request" | "non_payment" | "risk_ended" | "replaced" | "duplicate" | "created_in_error" | "other";
-                /** Format: date */
+                /**
+                 * Format: date
+                 * @description First day no longer covered: status is cancelled from this day on (UTC).
+                 */
                 effectiveDate: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was recorded.
+                 */
                 cancelledAt: string;
             } | null;
+            /**
+             * Format: int32
+             * @description The version of the policy: 1 when recorded, one more with every change written on it (by your calls, or carried from another term). The ETag header of its answers is this number in quotes: send it in If-Match to change the policy only if it is still at that version.
+             */
+            version: number;
             /**
              * Format: date-time
              * @description When the platform recorded the policy (its database time); GET /policies lists policies oldest first by it.
@@ -267,6 +279,8 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description Where the resource this request created is read: its path on this server, the operation to read it under this API (a replay carries it too). */
         Location: string;
+        /** @description The version of the resource answered (a 201: the one created), as a strong entity tag: send it back in If-Match to change the resource only if nobody changed it since (412 otherwise). A replay carries the first answer's. */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -281,7 +295,7 @@ export interface operations {
                  */
                 externalReference?: string;
                 /**
-                 * @description Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).
+                 * @description Only policies with this status today, as each answers it (expired: the expiry date is today or past, UTC, a pending policy too; cancelled: from the effective date of the cancellation — a policy whose cancellation is scheduled from a later day is listed as active or pending until then).
                  * @example active
                  */
                 status?: "pending" | "active" | "cancelled" | "expired";
@@ -331,7 +345,7 @@ export interface operations {
                             /** @enum {string} */
                             product: "home" | "flight_delay" | "travel" | "motor" | "other";
                             /**
-                             * @description pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).
+                             * @description pending (recorded, not in force until activated), active, cancelled from the effectiveDate of its cancellation (a cancellation scheduled from a later day leaves it pending or active until then), or expired once the expiry date is reached (a pending policy too).
                              * @enum {string}
                              */
                             status: "pending" | "active" | "cancelled" | "expired";
@@ -373,14 +387,26 @@ export interface operations {
                             renewedBy: string | null;
                             /** @description The status today of the policy renewedBy names (null when not renewed): cancelled for a renewal cancelled after its start, or with this policy. */
                             renewedByStatus: ("pending" | "active" | "cancelled" | "expired") | null;
+                            /** @description The cancellation recorded, null when none. In effect (status cancelled) from its effectiveDate; recorded from a later day, it is scheduled: until that day the policy keeps its status, pending or active, and can still be changed. */
                             cancellation: {
                                 /** @enum {string} */
                                 reason: "customer_request" | "non_payment" | "risk_ended" | "replaced" | "duplicate" | "created_in_error" | "other";
-                                /** Format: date */
+                                /**
+                                 * Format: date
+                                 * @description First day no longer covered: status is cancelled from this day on (UTC).
+                                 */
                                 effectiveDate: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was recorded.
+                                 */
                                 cancelledAt: string;
                             } | null;
+                            /**
+                             * Format: int32
+                             * @description The version of the policy: 1 when recorded, one more with every change written on it (by your calls, or carried from another term). The ETag header of its answers is this number in quotes: send it in If-Match to change the policy only if it is still at that version.
+                             */
+                            version: number;
                             /**
                              * Format: date-time
                              * @description When the platform recorded the policy (its database time); GET /policies lists policies oldest first by it.
@@ -705,7 +731,7 @@ export interface operations {
                     effectiveDate: string;
                     /**
                      * Format: date
-                     * @description First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay (YYYY-MM-DD).
+                     * @description First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay; after today for a pending policy (an active one recorded late may have ended) (YYYY-MM-DD).
                      * @example 2027-12-01
                      */
                     expiryDate: string;
@@ -919,6 +945,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1198,6 +1225,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1417,6 +1445,8 @@ export interface operations {
             header?: {
                 /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
                 "idempotency-key"?: string;
+                /** @description The ETag of the policy as you read it (GET /policies/{policyNumber}, or the answer of your last change: its version in quotes, e.g. "3"). Optional: without it the change applies to the policy as it is. With it, a policy changed since (by another of your systems, or a change carried from another term) is a 412 policy_changed and nothing is changed: read it again, then decide. Several tags, or *, as RFC 9110; a weak tag (W/"3") never matches. */
+                "if-match"?: string;
             };
             path: {
                 /**
@@ -1492,6 +1522,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1617,6 +1648,28 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version If-Match names; nothing was changed. Codes: `policy_changed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_changed",
+                     *       "title": "Policy changed since you read it",
+                     *       "status": 412,
+                     *       "detail": "Precondition failed: the resource changed since the version If-Match names; nothing was changed",
+                     *       "code": "policy_changed",
                      *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
@@ -1777,6 +1830,8 @@ export interface operations {
             header?: {
                 /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
                 "idempotency-key"?: string;
+                /** @description The ETag of the policy as you read it (GET /policies/{policyNumber}, or the answer of your last change: its version in quotes, e.g. "3"). Optional: without it the change applies to the policy as it is. With it, a policy changed since (by another of your systems, or a change carried from another term) is a 412 policy_changed and nothing is changed: read it again, then decide. Several tags, or *, as RFC 9110; a weak tag (W/"3") never matches. */
+                "if-match"?: string;
             };
             path: {
                 /**
@@ -1818,6 +1873,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1943,6 +1999,28 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version If-Match names; nothing was changed. Codes: `policy_changed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_changed",
+                     *       "title": "Policy changed since you read it",
+                     *       "status": 412,
+                     *       "detail": "Precondition failed: the resource changed since the version If-Match names; nothing was changed",
+                     *       "code": "policy_changed",
                      *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
@@ -2103,6 +2181,8 @@ export interface operations {
             header?: {
                 /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
                 "idempotency-key"?: string;
+                /** @description The ETag of the policy as you read it (GET /policies/{policyNumber}, or the answer of your last change: its version in quotes, e.g. "3"). Optional: without it the change applies to the policy as it is. With it, a policy changed since (by another of your systems, or a change carried from another term) is a 412 policy_changed and nothing is changed: read it again, then decide. Several tags, or *, as RFC 9110; a weak tag (W/"3") never matches. */
+                "if-match"?: string;
             };
             path: {
                 /**
@@ -2136,6 +2216,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2261,6 +2342,28 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version If-Match names; nothing was changed. Codes: `policy_changed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_changed",
+                     *       "title": "Policy changed since you read it",
+                     *       "status": 412,
+                     *       "detail": "Precondition failed: the resource changed since the version If-Match names; nothing was changed",
+                     *       "code": "policy_changed",
                      *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
@@ -2421,6 +2524,8 @@ export interface operations {
             header?: {
                 /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
                 "idempotency-key"?: string;
+                /** @description The ETag of the policy as you read it (GET /policies/{policyNumber}, or the answer of your last change: its version in quotes, e.g. "3"). Optional: without it the change applies to the policy as it is. With it, a policy changed since (by another of your systems, or a change carried from another term) is a 412 policy_changed and nothing is changed: read it again, then decide. Several tags, or *, as RFC 9110; a weak tag (W/"3") never matches. */
+                "if-match"?: string;
             };
             path: {
                 /**
@@ -2461,6 +2566,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2692,28 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version If-Match names; nothing was changed. Codes: `policy_changed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_changed",
+                     *       "title": "Policy changed since you read it",
+                     *       "status": 412,
+                     *       "detail": "Precondition failed: the resource changed since the version If-Match names; nothing was changed",
+                     *       "code": "policy_changed",
                      *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
@@ -2746,6 +2874,8 @@ export interface operations {
             header?: {
                 /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
                 "idempotency-key"?: string;
+                /** @description The ETag of the policy as you read it (GET /policies/{policyNumber}, or the answer of your last change: its version in quotes, e.g. "3"). Optional: without it the change applies to the policy as it is. With it, a policy changed since (by another of your systems, or a change carried from another term) is a 412 policy_changed and nothing is changed: read it again, then decide. Several tags, or *, as RFC 9110; a weak tag (W/"3") never matches. */
+                "if-match"?: string;
             };
             path: {
                 /**
@@ -2814,6 +2944,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2939,6 +3070,28 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Precondition failed: the resource changed since the version If-Match names; nothing was changed. Codes: `policy_changed` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_changed",
+                     *       "title": "Policy changed since you read it",
+                     *       "status": 412,
+                     *       "detail": "Precondition failed: the resource changed since the version If-Match names; nothing was changed",
+                     *       "code": "policy_changed",
                      *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
