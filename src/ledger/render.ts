@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import ExcelJS from 'exceljs';
 import * as fontkit from 'fontkit';
 import PDFDocument from 'pdfkit';
+import { hasHiddenCharacter } from '../platform/hidden-characters.ts';
 import { currencyExponent } from '../platform/money.ts';
 import type { ReportFormat } from './model.ts';
 import type { Executor } from '../platform/db.ts';
@@ -87,16 +88,27 @@ const RIGHT_TO_LEFT =
   /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}]/u;
 
 /**
+ * Whether the text holds an invisible character once its whitespace is a space: the partner name's
+ * rule (platform/hidden-characters.ts, partners/partners.ts), which names from before the rule may
+ * break — a direction override, a zero-width space or mark, a soft hyphen.
+ */
+function hiddenInText(text: string): boolean {
+  return hasHiddenCharacter(text.normalize('NFC').replace(/\s+/gu, ' '));
+}
+
+/**
  * The text as the statement prints it (NFC, each run of whitespace one U+0020 space, trimmed), or
  * undefined when it cannot be printed faithfully: a character the font has no glyph for (CJK, Thai,
  * Devanagari…: DejaVu Sans has none) or a right-to-left script (Arabic, Hebrew). Never a box or a `?` in
  * place of a letter: the caller prints something exact instead. Whitespace is made a space first because
  * DejaVu Sans has no glyph for some of it (U+3000, tab, CR, LF, VT, FF: pdfkit would set .notdef) and a
- * line break would split the line; every character left, the space included, must have its glyph.
+ * line break would split the line; every character left, the space included, must have its glyph. Nor
+ * an invisible character (`hiddenInText`): the font has zero-width glyphs for some (U+202E, U+200B,
+ * U+00AD…), which would print "Sky\u202Eylf" as another name.
  */
 export function printableText(text: string): string | undefined {
   const normalized = text.normalize('NFC').replace(/\s+/gu, ' ').trim();
-  if (RIGHT_TO_LEFT.test(normalized)) return undefined;
+  if (RIGHT_TO_LEFT.test(normalized) || hiddenInText(text)) return undefined;
   const glyphs = (statementGlyphs ??= fontkit.create(readFileSync(STATEMENT_FONT_FILE)));
   for (const char of normalized) {
     if (!glyphs.hasGlyphForCodePoint(char.codePointAt(0)!)) return undefined;
@@ -128,7 +140,11 @@ export async function statementPdf(statement: Statement, partner: { name: string
   doc.moveDown(0.5).fontSize(11);
   doc.text(`Partner: ${name ?? partner.slug} (${statement.scope.environment})`);
   if (name === undefined) {
-    doc.text(`(The partner's name is in a script this statement's font does not print: named by its identifier.)`);
+    doc.text(
+      hiddenInText(partner.name)
+        ? `(The partner's name holds an invisible character (a direction mark, a zero-width space): named by its identifier.)`
+        : `(The partner's name is in a script this statement's font does not print: named by its identifier.)`,
+    );
   }
   doc.text(`Period: ${statement.period.from.toISOString().slice(0, 10)} to ${last.toISOString().slice(0, 10)} (UTC)`);
   doc.moveDown();

@@ -215,6 +215,18 @@ describe('ledger reports: periods and CSV', () => {
       }
     });
 
+    it('a name from before the hidden-character rule (an override, a zero-width or direction mark, a soft hyphen) is replaced by the slug, though the font has a glyph for it', async () => {
+      // DejaVu Sans has zero-width glyphs for these: printed, "Sky\u202Eylf" would read as another name
+      for (const invisible of ['\u202e', '\u200b', '\u200e', '\u200f', '\u2060', '\ufe0f', '\u00ad', '\u034f']) {
+        const name = `Sky${invisible}ylf`;
+        const { lines } = pdfText(await statementPdf(statement, { name, slug: 'acme-travel' }));
+        const text = lines.join('\n');
+        assert.ok(lines.includes('Partner: acme-travel (production)'), JSON.stringify(lines));
+        assert.match(text, /invisible character/);
+        assert.ok(!text.includes(invisible), JSON.stringify(invisible));
+      }
+    });
+
     it('whitespace the font has no glyph for (ideographic space, tab, line breaks) is printed as one space', async () => {
       for (const name of ['a\u3000b', 'a\tb', 'a \r\n\u000b\u000c b', 'a\u00a0\u2028b']) {
         const { lines } = pdfText(await statementPdf(statement, { name, slug: 'acme-travel' }));
