@@ -337,3 +337,49 @@ test('a production email still queued a day after it was written is given up: re
   assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: recent } }]);
   assert.equal(await giveUpStaleEmails({ db: handle.db }), 0, 'given up once');
 });
+
+test('an email with no environment (an invitation, a reset, a webhook pause notice) left queued by an SMTP outage is sent again by the sweep, and given up a day after', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email('k:platform')); // no environment
+    await queueEmail(trx, { jobs, keys }, email('k:sandbox', { environment: 'sandbox' }));
+  });
+  const [platformId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [string, string];
+  const smtp = scripted(...Array.from({ length: MAX_EMAIL_ATTEMPTS + 1 }, () => 'down' as const));
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
+  // the job's whole chain while the server cannot be reached; the sandbox message went to the outbox
+  for (let run = 0; run <= MAX_EMAIL_ATTEMPTS; run += 1)
+    await assert.rejects(sendQueuedEmail(deps, platformId), EmailRetryableError);
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 2 * 3_600_000) })
+    .execute();
+  sent.length = 0;
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1);
+  assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: platformId } }]);
+  assert.equal(await giveUpStaleEmails({ db: handle.db }), 0, 'not a day old yet');
+
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - (EMAIL_GIVE_UP_HOURS + 1) * 3_600_000) })
+    .execute();
+  assert.equal(await giveUpStaleEmails({ db: handle.db }), 1);
+  const rows = await handle.db
+    .selectFrom('emails')
+    .select(['id', 'status', 'last_error'])
+    .orderBy('dedupe_key')
+    .execute();
+  assert.deepEqual(
+    rows.map((r) => [r.id === platformId ? 'platform' : 'other', r.status, r.last_error]),
+    [
+      ['platform', 'rejected', EMAIL_GIVEN_UP],
+      ['other', 'queued', null],
+    ],
+  );
+});

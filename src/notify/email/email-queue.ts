@@ -3,6 +3,7 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './email-repo.ts';
 import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
@@ -225,8 +226,9 @@ export async function readEmails(
 }
 
 /**
- * Production customers' messages still queued after their send jobs gave up (the SMTP server was
- * unreachable, or not configured, longer than the retries last — about 20 to 40 minutes, so an hour
+ * Production customers' messages, and the platform's own (no environment: invitations, resets,
+ * webhook pause notices), still queued after their send jobs gave up (the SMTP server was
+ * unreachable, or not configured for a production customer's, longer than the retries last — about 20 to 40 minutes, so an hour
  * leaves a message still being retried alone): queued again, a batch at a time, while they have
  * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
  * message is sent by one job at a time (the lease), and a claim's link email whose link no longer
@@ -255,39 +257,33 @@ export const EMAIL_GIVE_UP_HOURS = 24;
 export const EMAIL_GIVEN_UP = `given up: still queued ${EMAIL_GIVE_UP_HOURS} hours after it was written; not sent`;
 
 /**
- * Marks `rejected` the production emails still queued `EMAIL_GIVE_UP_HOURS` after they were written
- * and not being sent (`EMAIL_GIVEN_UP` their error), each with an `email_rejected` audit row (reason
- * `given_up`). Run by the `email_requeue` sweep, SMTP configured or not. Answers how many.
+ * Marks `rejected` the emails a provider sends for real (a production customer's, and the platform's
+ * own, which have no environment: invitations, resets, webhook pause notices — `QUEUES.email`,
+ * queued-messages-repo.ts) still queued `EMAIL_GIVE_UP_HOURS` after they were written and not being
+ * sent (`EMAIL_GIVEN_UP` their error), each with an `email_rejected` audit row (reason
+ * `given_up`). Run by the `email_requeue` sweep, SMTP configured or not (`giveUpStaleMessages`,
+ * the SMS's sweep too). Answers how many.
  */
 export async function giveUpStaleEmails(
   deps: { db: Db; now?: () => Date },
   o: { olderThanHours?: number; limit?: number } = {},
 ): Promise<number> {
-  const now = (deps.now ?? (() => new Date()))();
-  const ids = await repo.findExpiredQueuedEmails(deps.db, {
+  return giveUpStaleMessages(deps, 'email', {
     olderThanHours: o.olderThanHours ?? EMAIL_GIVE_UP_HOURS,
-    now,
     limit: o.limit ?? 1_000,
-  });
-  let given = 0;
-  for (const emailId of ids) {
-    const done = await deps.db.transaction().execute(async (trx) => {
-      const row = await repo.giveUpQueuedEmail(trx, emailId, EMAIL_GIVEN_UP);
-      if (!row) return false; // sent or being sent meanwhile
+    error: EMAIL_GIVEN_UP,
+    onGivenUp: async (trx, row) => {
       await audit(trx, {
         actor: 'system',
         partnerId: row.partner_id,
         environment: row.environment,
         entity: 'email',
-        entityId: emailId,
+        entityId: row.id,
         action: 'email_rejected',
         data: { kind: row.kind, reason: 'given_up', attempts: Number(row.attempts) },
       });
-      return true;
-    });
-    if (done) given++;
-  }
-  return given;
+    },
+  });
 }
 
 /** Why a send job failed and will be retried, for the metrics: `EmailRetryableError.reason`, `no_provider`, or `unexpected`. */

@@ -1,6 +1,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { EmailsTable } from '../../platform/db-schema.ts';
 import type { Executor } from '../../platform/db.ts';
+import { QUEUES } from '../queued-messages-repo.ts';
 
 /** SQL for emails (`emails`): the send queue, and the outbox (the rows sent by the outbox provider). */
 
@@ -87,7 +88,11 @@ export async function releaseEmail(
     .execute();
 }
 
-/** Production messages queued for more than `olderThanMinutes`, with attempts left and no live lease, oldest first. */
+/**
+ * Emails a provider sends for real (a production customer's, the platform's own: `QUEUES.email`,
+ * queued-messages-repo.ts) queued for more than `olderThanMinutes`, with attempts left and no live
+ * lease, oldest first.
+ */
 export async function findStaleQueuedEmails(
   db: Executor,
   o: { olderThanMinutes: number; maxAttempts: number; limit: number },
@@ -96,7 +101,7 @@ export async function findStaleQueuedEmails(
     .selectFrom('emails')
     .select('id')
     .where('status', '=', 'queued')
-    .where('environment', '=', 'production')
+    .where(QUEUES.email.sweeps)
     .where('attempts', '<', o.maxAttempts)
     .where('created_at', '<', sql<Date>`now() - make_interval(mins => ${o.olderThanMinutes})`)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
@@ -104,36 +109,6 @@ export async function findStaleQueuedEmails(
     .limit(o.limit)
     .execute();
   return rows.map((r) => r.id);
-}
-
-/** Production emails written more than `olderThanHours` ago, still queued and not being sent, oldest first. */
-export async function findExpiredQueuedEmails(
-  db: Executor,
-  o: { olderThanHours: number; now: Date; limit: number },
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('emails')
-    .select('id')
-    .where('status', '=', 'queued')
-    .where('environment', '=', 'production')
-    .where('created_at', '<', new Date(o.now.getTime() - o.olderThanHours * 3_600_000))
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-    .orderBy('created_at')
-    .limit(o.limit)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** Gives up a queued email not being sent: `rejected` with why; the message, or undefined when it moved on meanwhile. */
-export async function giveUpQueuedEmail(db: Executor, emailId: string, error: string) {
-  return db
-    .updateTable('emails')
-    .set({ status: 'rejected', last_error: error, locked_until: null })
-    .where('id', '=', emailId)
-    .where('status', '=', 'queued')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-    .returning(['id', 'partner_id', 'environment', 'kind', 'attempts'])
-    .executeTakeFirst();
 }
 
 /** Emails newest first, with the partner's slug; sealed columns as stored. */

@@ -5,6 +5,7 @@ import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
+import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './sms-repo.ts';
 import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
@@ -196,52 +197,44 @@ export const SMS_GIVE_UP_HOURS = 24;
 export const SMS_GIVEN_UP = `given up: still queued ${SMS_GIVE_UP_HOURS} hours after it was written; not sent`;
 
 /**
- * Marks `rejected` the production messages still queued `SMS_GIVE_UP_HOURS` after they were written
- * and not being sent (`SMS_GIVEN_UP` their error), each with an `sms_rejected` audit row (reason
+ * Marks `rejected` the messages still queued `SMS_GIVE_UP_HOURS` after they were written (all
+ * production: `QUEUES.sms`, queued-messages-repo.ts) and not being sent (`SMS_GIVEN_UP` their error), each with an `sms_rejected` audit row (reason
  * `given_up`) and handed to `onUndelivered` — a claim's link message whose claim still waits for bank
  * details tells the partner (`claim.customer_unreachable`) unless a later message of the claim
- * superseded it. Run by the `sms_requeue` sweep, provider configured or not. Answers how many.
+ * superseded it. Run by the `sms_requeue` sweep, provider configured or not (`giveUpStaleMessages`,
+ * the email's sweep too). Answers how many.
  */
 export async function giveUpStaleSms(
   deps: { db: Db; onUndelivered?: OnUndelivered | undefined; now?: () => Date },
   o: { olderThanHours?: number; limit?: number } = {},
 ): Promise<number> {
-  const now = (deps.now ?? (() => new Date()))();
-  const ids = await repo.findExpiredQueuedSms(deps.db, {
+  return giveUpStaleMessages(deps, 'sms', {
     olderThanHours: o.olderThanHours ?? SMS_GIVE_UP_HOURS,
-    now,
     limit: o.limit ?? 1_000,
-  });
-  let given = 0;
-  for (const smsId of ids) {
-    const done = await deps.db.transaction().execute(async (trx) => {
-      const row = await repo.giveUpQueuedSms(trx, smsId, SMS_GIVEN_UP);
-      if (!row) return false; // sent or being sent meanwhile
+    error: SMS_GIVEN_UP,
+    onGivenUp: async (trx, row, now) => {
       await audit(trx, {
         actor: 'system',
         partnerId: row.partner_id,
         environment: row.environment,
         entity: 'sms',
-        entityId: smsId,
+        entityId: row.id,
         action: 'sms_rejected',
         data: { reason: 'given_up', attempts: Number(row.attempts) },
       });
       await deps.onUndelivered?.(trx, {
-        smsId,
+        smsId: row.id,
         claimId: row.claim_id,
         partnerId: row.partner_id,
         environment: row.environment,
         kind: messageKind(row.idempotency_key),
         status: 'rejected',
         errorCode: null,
-        superseded: await repo.hasLaterClaimMessage(trx, smsId),
+        superseded: await repo.hasLaterClaimMessage(trx, row.id),
         at: now,
       });
-      return true;
-    });
-    if (done) given++;
-  }
-  return given;
+    },
+  });
 }
 
 /** Why a send job failed and will be retried, for the metrics: the provider's reason, `no_provider`, or `unexpected`. */

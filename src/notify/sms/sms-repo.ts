@@ -137,35 +137,6 @@ export async function findStaleQueuedSms(
   return rows.map((r) => r.id);
 }
 
-/** Queued messages written more than `olderThanHours` ago and not being sent (any attempts left or none), oldest first. */
-export async function findExpiredQueuedSms(
-  db: Executor,
-  o: { olderThanHours: number; now: Date; limit: number },
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('status', '=', 'queued')
-    .where('created_at', '<', new Date(o.now.getTime() - o.olderThanHours * 3_600_000))
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-    .orderBy('created_at')
-    .limit(o.limit)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** Gives up a queued message not being sent: `rejected` with why; the message, or undefined when it moved on meanwhile. */
-export async function giveUpQueuedSms(db: Executor, smsId: string, error: string) {
-  return db
-    .updateTable('sms_messages')
-    .set({ status: 'rejected', last_error: error, locked_until: null })
-    .where('id', '=', smsId)
-    .where('status', '=', 'queued')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-    .returning(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key', 'attempts'])
-    .executeTakeFirst();
-}
-
 /** Stores an outbox message once per idempotency key (a retried job adds nothing). */
 export async function insertOutboxMessage(db: Executor, row: Insertable<SmsOutboxTable>): Promise<void> {
   await db
