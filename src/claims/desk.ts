@@ -227,7 +227,8 @@ export type ResendOutcome = DeskOutcome & { firstMessageQueued?: true };
  * contract's current phone, in this transaction — one SMS per action.
  *
  * For a claim still `opened` — its first message never written: its `claims_notify` job lost or
- * failing (a key missing from the keyring, the SMS provider down), the sweep having left it for the
+ * failing (a key missing from the keyring to open the customer's contact, a database error: never
+ * Twilio, production only queues the SMS), the sweep having left it for the
  * desk (`requeueNeverNotified`, `claim_notification_abandoned`) or not yet — its first message is
  * queued again once the cause is fixed: the same `claims_notify` job (kind `opened`) in this
  * transaction, audited as the operator's (`claim_notification_requeued_by_desk`, with the reason).
