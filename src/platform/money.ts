@@ -11,9 +11,11 @@ import { LOCALES, type CustomerLang } from './language.ts';
  * means (EUR 2, JPY 0, KWD 3). Frozen, not read from Intl at run time: Intl's digits are CLDR's, and
  * CLDR changes them between Node/ICU versions (CLDR 47 gives HUF, COP, IDR and PKR 2 decimals, CLDR 48
  * 0, and CLDR-19663 gives PKR 2 again in a later one), so a stored amount would mean another sum under another Node.
- * These are exactly the digits (and the list) of `Intl.NumberFormat('en', { style: 'currency' })` and
+ * These are the digits (and the list) of `Intl.NumberFormat('en', { style: 'currency' })` and
  * `Intl.supportedValuesOf('currency')` on Node 20.20.2 (ICU 78.2, CLDR 48.0), what every amount stored
- * so far was written with; generated once from that Intl, never again. Changing a currency's digits here
+ * so far was written with; generated once from that Intl, never again — plus VED (2, as VES), which
+ * that ICU does not list, added when `currencyError` came to accept it (no amount could be in it
+ * before, so no stored amount changed meaning). Changing a currency's digits here
  * changes what its stored amounts mean: it needs a data migration of them (docs/DECISIONS.md, "Minor
  * units are a frozen table").
  */
