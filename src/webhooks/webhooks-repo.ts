@@ -611,8 +611,11 @@ export interface FailingEndpoint {
 /**
  * The enabled, live endpoints (all, or the one named) created and last resumed before `since` whose
  * attempts since `since` number at least `minFailed` failed and none succeeded (an attempt without
- * error). Read per endpoint through the deliveries' index on (endpoint_id, last_attempt_at)
- * (migration 0068: a delivery attempted since then has its last attempt since then), then their attempts.
+ * error). An enabled endpoint whose `paused_at` is still set was resumed by a process of a version
+ * before migration 0067 (a rolling deploy: it sets `enabled` only, leaving `resumed_at` as it was):
+ * resumed after that pause, so `paused_at` stands for its last resume, a lower bound of it. Read per
+ * endpoint through the deliveries' index on (endpoint_id, last_attempt_at) (migration 0068: a delivery
+ * attempted since then has its last attempt since then), then their attempts.
  */
 export async function failingEndpoints(
   db: Executor,
@@ -631,6 +634,7 @@ export async function failingEndpoints(
     ) s
     WHERE e.enabled AND e.removed_at IS NULL ${only}
       AND e.created_at <= ${q.since} AND (e.resumed_at IS NULL OR e.resumed_at <= ${q.since})
+      AND (e.paused_at IS NULL OR e.paused_at <= ${q.since})
       AND s.succeeded = 0 AND s.failed >= ${q.minFailed}
     ORDER BY e.id`.execute(db);
   return result.rows.map((r) => ({ ...r, failed: Number(r.failed) }));

@@ -359,6 +359,25 @@ describe('the failing sweep', () => {
     assert.deepEqual(await pauseEmails(partner), [], 'no pause, no email');
   });
 
+  it('an endpoint resumed by a process of the previous version (a rolling deploy: enabled, its pause left) starts a new window too', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, () => ({ status: 500, body: 'down' }));
+    await emit(partner);
+    await registeredDaysAgo(hook.endpoint.id, 10);
+    await failedAttempts(hook.endpoint.id, rule.attempts, 4);
+    await setEndpointEnabled(deps, operator, hook.endpoint.id, false);
+    // the previous version resumes it: enabled, paused_reason and paused_at left, no resumed_at
+    await t.db.updateTable('webhook_endpoints').set({ enabled: true }).where('id', '=', hook.endpoint.id).execute();
+    assert.deepEqual(
+      (await pauseFailingEndpoints(deps, rule)).filter((p) => p.partnerId === partner.id),
+      [],
+      'resumed after its pause, so after the failures: not judged on them',
+    );
+    const view = await getEndpoint(deps, operator, hook.endpoint.id);
+    assert.deepEqual([view.enabled, view.pausedReason], [true, null]);
+  });
+
   it('a new URL starts a new window: the failures at the old one do not count', async () => {
     const partner = await createTestPartner(t.db);
     const hook = await endpoint(partner);
