@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NEVER_NOTIFIED_AFTER_MS } from '../../src/claims/expire-claims.ts';
 import { JOBS } from '../../src/jobs/registry.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import {
@@ -159,5 +160,21 @@ describe('job policies: a dead worker’s jobs run again soon', () => {
       const shortestTotal = retryDelay * (2 ** retryLimit - 1); // back-off: delay × 2^k / 2 × (1 + random)
       assert.ok(shortestTotal >= 3 * 3600, `${name}: ${shortestTotal} s at least`);
     }
+  });
+
+  it('ends the retries of claims_notify before the never-notified sweep queues the claim’s first message again', async () => {
+    const policy = (await registeredPolicies()).get('claims_notify')!;
+    const pollingIntervalSeconds = loadConfig({}).jobPollSeconds;
+    const { retryDelay, retryLimit, retryBackoff } = policy;
+    // pg-boss 10 waits retryDelay × 2^n / 2 × (1 + random()) before retry n (1…retryLimit): below
+    // retryDelay × 2^n each; without back-off, retryDelay
+    const longestWaits = retryBackoff ? retryDelay * 2 * (2 ** retryLimit - 1) : retryDelay * retryLimit;
+    // and each of the 1 + retryLimit runs at most its expiry, then is picked up again (rerunBoundSeconds)
+    const longestRuns = (1 + retryLimit) * rerunBoundSeconds(policy, { pollingIntervalSeconds });
+    const window = longestWaits + longestRuns;
+    assert.ok(
+      window * 1000 < NEVER_NOTIFIED_AFTER_MS,
+      `claims_notify may still be retrying ${(window / 3600).toFixed(2)} h after its claim opened; the sweep re-queues it after ${NEVER_NOTIFIED_AFTER_MS / 3_600_000} h`,
+    );
   });
 });
