@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import type { UndeliveredSms } from '../../src/notify/sms/delivery.ts';
@@ -15,7 +15,7 @@ import {
 import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
-import { transaction } from '../../src/platform/db.ts';
+import { transaction, type Db } from '../../src/platform/db.ts';
 import { smsTotal } from '../../src/platform/metrics.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
@@ -36,8 +36,31 @@ const TO = '+33612345678';
 const BODY =
   'SkyFly (insured by Parasol): enter your bank details: https://parasol.example.com/c/q3Zk9Vb0T1xYw2cR8mN5pL';
 
-test('a retry after Twilio accepted the message but its answer was lost texts the customer once', async (t) => {
+/** A database with a production partner. */
+async function productionPartner(t: TestContext) {
   const { db } = await openTestDatabase(t);
+  return { db, partner: await createTestPartner(db, { environment: 'production' }) };
+}
+
+/** Queues a production message (no claim) to TO under `key`, as claims_notify does; its id. */
+async function queued(db: Db, partnerId: string, key: string, body = BODY): Promise<string> {
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      { idempotencyKey: key, partnerId, environment: 'production', claimId: null, to: TO, body },
+    ),
+  );
+  const row = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', key)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The fake Twilio (its protocol problems checked when the test ends) and the real adapter on it. */
+async function fakeTwilio(t: TestContext) {
   const fake = await startFakeTwilio(t);
   t.after(() => assert.deepEqual(fake.problems, []));
   const twilio = new TwilioSmsProvider({
@@ -47,26 +70,13 @@ test('a retry after Twilio accepted the message but its answer was lost texts th
     baseUrl: fake.baseUrl,
     timeoutMs: 60_000,
   });
-  const partner = await createTestPartner(db, { environment: 'production' });
-  await transaction(db, (trx) =>
-    queueSms(
-      trx,
-      { jobs, keys },
-      {
-        idempotencyKey: 'test:lost-answer:1',
-        partnerId: partner.id,
-        environment: 'production',
-        claimId: null,
-        to: TO,
-        body: BODY,
-      },
-    ),
-  );
-  const { id: smsId } = await db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('idempotency_key', '=', 'test:lost-answer:1')
-    .executeTakeFirstOrThrow();
+  return { fake, twilio };
+}
+
+test('a retry after Twilio accepted the message but its answer was lost texts the customer once', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  const { fake, twilio } = await fakeTwilio(t);
+  const smsId = await queued(db, partner.id, 'test:lost-answer:1');
   const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
 
   fake.override = 'drop';
@@ -100,27 +110,8 @@ test('a retry after Twilio accepted the message but its answer was lost texts th
 });
 
 test('a Twilio outage longer than the send job’s retries does not use up the message: the sweep sends it after', async (t) => {
-  const { db } = await openTestDatabase(t);
-  const partner = await createTestPartner(db, { environment: 'production' });
-  await transaction(db, (trx) =>
-    queueSms(
-      trx,
-      { jobs, keys },
-      {
-        idempotencyKey: 'test:outage:1',
-        partnerId: partner.id,
-        environment: 'production',
-        claimId: null,
-        to: TO,
-        body: BODY,
-      },
-    ),
-  );
-  const { id: smsId } = await db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('idempotency_key', '=', 'test:outage:1')
-    .executeTakeFirstOrThrow();
+  const { db, partner } = await productionPartner(t);
+  const smsId = await queued(db, partner.id, 'test:outage:1');
   let up = false;
   const texted: string[] = [];
   const twilio: SmsProvider = {
@@ -147,27 +138,8 @@ test('a Twilio outage longer than the send job’s retries does not use up the m
 });
 
 test('a sent message is stamped with the application’s clock, as the claim’s other times', async (t) => {
-  const { db } = await openTestDatabase(t);
-  const partner = await createTestPartner(db, { environment: 'production' });
-  await transaction(db, (trx) =>
-    queueSms(
-      trx,
-      { jobs, keys },
-      {
-        idempotencyKey: 'test:clock:1',
-        partnerId: partner.id,
-        environment: 'production',
-        claimId: null,
-        to: TO,
-        body: BODY,
-      },
-    ),
-  );
-  const { id: smsId } = await db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('idempotency_key', '=', 'test:clock:1')
-    .executeTakeFirstOrThrow();
+  const { db, partner } = await productionPartner(t);
+  const smsId = await queued(db, partner.id, 'test:clock:1');
   const NOW = new Date('2031-05-04T10:00:00.000Z');
   const twilio: SmsProvider = {
     name: 'twilio',
@@ -182,34 +154,13 @@ test('a sent message is stamped with the application’s clock, as the claim’s
 });
 
 test('two messages with the same text to one customer (two claims’ receipts) are both sent, each its own sid', async (t) => {
-  const { db } = await openTestDatabase(t);
-  const fake = await startFakeTwilio(t);
-  t.after(() => assert.deepEqual(fake.problems, []));
-  const twilio = new TwilioSmsProvider({
-    accountSid: ACCOUNT_SID,
-    authToken: AUTH_TOKEN,
-    from: '+14155552345',
-    baseUrl: fake.baseUrl,
-    timeoutMs: 60_000,
-  });
-  const partner = await createTestPartner(db, { environment: 'production' });
+  const { db, partner } = await productionPartner(t);
+  const { fake, twilio } = await fakeTwilio(t);
   // a receipt carries no link: two claims' receipts of one customer can read word for word alike
   const receipt = 'SkyFly (insured by Parasol): your compensation for AF1234 of 04/05 (EUR 250.00) was paid.';
   const ids: string[] = [];
   for (const key of ['test:twin:A:paid', 'test:twin:B:paid']) {
-    await transaction(db, (trx) =>
-      queueSms(
-        trx,
-        { jobs, keys },
-        { idempotencyKey: key, partnerId: partner.id, environment: 'production', claimId: null, to: TO, body: receipt },
-      ),
-    );
-    const row = await db
-      .selectFrom('sms_messages')
-      .select('id')
-      .where('idempotency_key', '=', key)
-      .executeTakeFirstOrThrow();
-    ids.push(row.id);
+    ids.push(await queued(db, partner.id, key, receipt));
   }
   const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
   assert.equal(await sendQueuedSms(deps, ids[0]!), 'sent');
@@ -239,36 +190,9 @@ test('two messages with the same text to one customer (two claims’ receipts) a
 });
 
 test('a look-up that fails before the send (dropped, unreadable) is retried without using up a send', async (t) => {
-  const { db } = await openTestDatabase(t);
-  const fake = await startFakeTwilio(t);
-  t.after(() => assert.deepEqual(fake.problems, []));
-  const twilio = new TwilioSmsProvider({
-    accountSid: ACCOUNT_SID,
-    authToken: AUTH_TOKEN,
-    from: '+14155552345',
-    baseUrl: fake.baseUrl,
-    timeoutMs: 60_000,
-  });
-  const partner = await createTestPartner(db, { environment: 'production' });
-  await transaction(db, (trx) =>
-    queueSms(
-      trx,
-      { jobs, keys },
-      {
-        idempotencyKey: 'test:lookup:1',
-        partnerId: partner.id,
-        environment: 'production',
-        claimId: null,
-        to: TO,
-        body: BODY,
-      },
-    ),
-  );
-  const { id: smsId } = await db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('idempotency_key', '=', 'test:lookup:1')
-    .executeTakeFirstOrThrow();
+  const { db, partner } = await productionPartner(t);
+  const { fake, twilio } = await fakeTwilio(t);
+  const smsId = await queued(db, partner.id, 'test:lookup:1');
   const deps = { db, keys, provider: twilio, linkUselessClaimStatuses: [] };
   const attempts = async () =>
     Number(
@@ -311,20 +235,9 @@ test('a look-up that fails before the send (dropped, unreadable) is retried with
 });
 
 test('a message still queued a day after it was written is given up: rejected, audited, handed to onUndelivered', async (t) => {
-  const { db } = await openTestDatabase(t);
-  const partner = await createTestPartner(db, { environment: 'production' });
-  const idOf = async (key: string) =>
-    (await db.selectFrom('sms_messages').select('id').where('idempotency_key', '=', key).executeTakeFirstOrThrow()).id;
-  for (const key of ['test:give-up:old', 'test:give-up:recent'])
-    await transaction(db, (trx) =>
-      queueSms(
-        trx,
-        { jobs, keys },
-        { idempotencyKey: key, partnerId: partner.id, environment: 'production', claimId: null, to: TO, body: BODY },
-      ),
-    );
-  const old = await idOf('test:give-up:old');
-  const recent = await idOf('test:give-up:recent');
+  const { db, partner } = await productionPartner(t);
+  const old = await queued(db, partner.id, 'test:give-up:old');
+  const recent = await queued(db, partner.id, 'test:give-up:recent');
   // its sends used up (timeouts each time): before, it stayed queued for ever, unseen
   await db
     .updateTable('sms_messages')
@@ -361,27 +274,8 @@ test('a message still queued a day after it was written is given up: rejected, a
 });
 
 test('the send job counts retryable failures by reason, and the sweep the messages given up (parasol_sms_total)', async (t) => {
-  const { db } = await openTestDatabase(t);
-  const partner = await createTestPartner(db, { environment: 'production' });
-  await transaction(db, (trx) =>
-    queueSms(
-      trx,
-      { jobs, keys },
-      {
-        idempotencyKey: 'test:metrics:1',
-        partnerId: partner.id,
-        environment: 'production',
-        claimId: null,
-        to: TO,
-        body: BODY,
-      },
-    ),
-  );
-  const { id: smsId } = await db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('idempotency_key', '=', 'test:metrics:1')
-    .executeTakeFirstOrThrow();
+  const { db, partner } = await productionPartner(t);
+  const smsId = await queued(db, partner.id, 'test:metrics:1');
   const count = async (labels: Record<string, string>) =>
     (await smsTotal.get()).values
       .filter((v) => Object.entries(labels).every(([k, value]) => (v.labels as Record<string, unknown>)[k] === value))
