@@ -1,16 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { claimTrail, expireClaims, findClaimForDesk } from '../../src/claims/index.ts';
-import {
-  buildTestApp,
-  createTestPartner,
-  eventually,
-  FLIGHT,
-  insureFlight,
-  post,
-  type TestApp,
-  type TestPartner,
-} from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
+import { openCancelledFlightClaim } from './claim-setup.ts';
 
 /**
  * A claim whose customer never gave bank details expires: its link's page says so from the due instant
@@ -34,31 +26,10 @@ describe('an expired claim: what its customer reads, and its own audit trail', (
   });
 
   let seq = 7300 + (process.pid % 500);
-  const messagesOf = async (partner: TestPartner, contractNumber: string) => {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`,
-      headers: partner.auth,
-    });
-    assert.equal(res.statusCode, 200);
-    return (JSON.parse(res.body) as { messages: { link: string | null }[] }).messages;
-  };
   /** A cancelled flight's claim, waiting for bank details (its first message written). */
   async function waitingClaim(partner: TestPartner) {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
-    const [first] = await eventually(async () => {
-      const m = await messagesOf(partner, c.contractNumber);
-      return m.length ? m : undefined;
-    });
-    const link = new URL(first!.link!).pathname;
+    const { claimNumber, first } = await openCancelledFlightClaim(t.app, partner, `AF${seq++}`);
+    const link = new URL(first.link!).pathname;
     return eventually(async () => {
       const row = await t.db
         .selectFrom('claims')

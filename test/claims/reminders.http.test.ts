@@ -6,17 +6,8 @@ import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { approveManualPayout, reviewClaim } from '../../src/payouts/index.ts';
 import { settlePayout } from '../../src/payouts/payouts.ts';
-import {
-  buildTestApp,
-  CUSTOMER,
-  createTestPartner,
-  eventually,
-  FLIGHT,
-  insureFlight,
-  post,
-  type TestApp,
-  type TestPartner,
-} from '../helper.ts';
+import { buildTestApp, CUSTOMER, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
+import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
 
 /**
  * Issue 14 §3: a claim still waiting for bank details is reminded once a few days before its due date,
@@ -51,11 +42,7 @@ describe('claim reminders and receipts, each sent once', () => {
     reminderDays: 3,
     now: () => now,
   });
-  const messagesOf = async (contractNumber: string) => {
-    const res = await fetch(`${base}${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`, { headers: a.auth });
-    assert.equal(res.status, 200);
-    return ((await res.json()) as { messages: { body: string; link: string | null }[] }).messages;
-  };
+  const messagesOf = (contractNumber: string) => sandboxMessages(t.app, a, contractNumber);
   const pathOf = (link: string) => `${base}${new URL(link).pathname}`;
   /** The claim's emails, opened, once the email job has sent each (to the sandbox outbox). */
   const emailsOf = async (claimId: string, count: number) =>
@@ -79,25 +66,14 @@ describe('claim reminders and receipts, each sent once', () => {
   let seq = 8700;
   /** A cancelled flight's claim, its first SMS delivered; answers the contract, the claim and its due date. */
   const openClaim = async () => {
-    const c = await insureFlight(t.app, a, { flightNumber: `AF${seq++}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      a.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const [first] = await eventually(async () => {
-      const m = await messagesOf(c.contractNumber);
-      return m.length ? m : undefined;
-    });
+    const { c, first } = await openCancelledFlightClaim(t.app, a, `AF${seq++}`);
     const claim = await t.db
       .selectFrom('claims as cl')
       .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
       .select(['cl.id', 'cl.bank_details_due_at', 'cl.status'])
       .where('c.contract_number', '=', c.contractNumber)
       .executeTakeFirstOrThrow();
-    return { c, claim, dueAt: claim.bank_details_due_at!, firstLink: first!.link! };
+    return { c, claim, dueAt: claim.bank_details_due_at!, firstLink: first.link! };
   };
 
   it('a claim near its due date is reminded once, even by concurrent and repeated runs: a new link, the old one closed', async () => {
