@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
-import { emitWebhookEvents, type AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
+import type { AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import { pauseFailingEndpoints } from '../../src/webhooks/pause-failing.ts';
 import {
   addEndpoint,
@@ -26,6 +26,7 @@ import {
   type TestPartner,
 } from '../helper.ts';
 import { Receiver } from './receiver.ts';
+import { attemptsOf as attemptsOfDelivery, deliveriesOf as deliveriesOfEndpoint, emitEvents } from './webhook-rows.ts';
 
 /**
  * Why an endpoint is paused (manual, gone, failing) and since when; a pause while an attempt is being
@@ -82,24 +83,11 @@ async function emit(partner: TestPartner, count = 1) {
       refund: { amount: 100, currency: 'EUR' },
     },
   }));
-  await t.db
-    .transaction()
-    .execute((trx) => emitWebhookEvents(trx, t.app.parasol.jobs, t.app.parasol.keys.encryption, events));
+  await emitEvents(t, events);
 }
 
-async function deliveriesOf(endpointId: string) {
-  return t.db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-async function attemptsOf(deliveryId: string) {
-  return t.db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).execute();
-}
+const deliveriesOf = (endpointId: string) => deliveriesOfEndpoint(t, endpointId);
+const attemptsOf = (deliveryId: string) => attemptsOfDelivery(t, deliveryId);
 
 async function queuedAttempts(deliveryId: string) {
   const rows = await sql<{ attempt: number }>`

@@ -15,7 +15,6 @@ import {
 import {
   emitClaimWebhookEvents,
   emitWebhookEvent,
-  emitWebhookEvents,
   type AnyWebhookEventInput,
   eventRow,
   type ContractCancelledData,
@@ -55,6 +54,7 @@ import {
 } from '../helper.ts';
 import { planNodes, statementOf } from '../query-plan.ts';
 import { Receiver } from './receiver.ts';
+import { attemptsOf as attemptsOfDelivery, deliveriesOf as deliveriesOfEndpoint, emitEvents } from './webhook-rows.ts';
 
 /**
  * Webhook endpoints, emission and delivery, with the delivery job called directly (workers off) so
@@ -141,30 +141,9 @@ function contractCreated(partner: TestPartner, contractNumber: string, reference
   return { partnerId: partner.id, environment: 'sandbox' as const, type: 'contract.created' as const, data };
 }
 
-async function emit(events: AnyWebhookEventInput[]) {
-  return t.db
-    .transaction()
-    .execute((trx) => emitWebhookEvents(trx, t.app.parasol.jobs, t.app.parasol.keys.encryption, events));
-}
-
-async function deliveriesOf(endpointId: string) {
-  return t.db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-async function attemptsOf(deliveryId: string) {
-  return t.db
-    .selectFrom('webhook_delivery_attempts')
-    .selectAll()
-    .where('delivery_id', '=', deliveryId)
-    .orderBy('attempt')
-    .execute();
-}
+const emit = (events: AnyWebhookEventInput[]) => emitEvents(t, events);
+const deliveriesOf = (endpointId: string) => deliveriesOfEndpoint(t, endpointId);
+const attemptsOf = (deliveryId: string) => attemptsOfDelivery(t, deliveryId);
 
 async function queuedJobs(deliveryId: string) {
   const rows = await sql<{ data: { deliveryId: string; attempt: number }; start_after: Date }>`
