@@ -221,5 +221,8 @@ describe('OutboxEmailProvider', () => {
     assert.equal((await outbox.send(message)).providerMessageId, a.providerMessageId);
     assert.notEqual((await outbox.send({ ...message, dedupeKey: 'other' })).providerMessageId, a.providerMessageId);
     await assert.rejects(outbox.send({ ...message, to: 'not an address' }), EmailRejectedError);
+    // one recipient only: nodemailer would read these as lists and write to each
+    for (const to of ['a,b@example.com', 'a@example.com,b@example.org', 'a@example.com;b@example.org'])
+      await assert.rejects(outbox.send({ ...message, to }), EmailRejectedError, to);
   });
 });

@@ -79,5 +79,8 @@ export class EmailRejectedError extends EmailError {
   override readonly name = 'EmailRejectedError';
 }
 
-/** A plausible address (the form's check; the server has the last word). */
-export const EMAIL_ADDRESS = /^[^@\s<>"]+@[^@\s<>"]+\.[^@\s<>"]+$/;
+/**
+ * A plausible single address (the form's check; the server has the last word). No comma or semicolon:
+ * nodemailer reads `a,b@x.com` or `a@x.com;b@y.com` as a list and would write to every one of them.
+ */
+export const EMAIL_ADDRESS = /^[^@\s<>",;]+@[^@\s<>",;]+\.[^@\s<>",;]+$/;
