@@ -61,6 +61,14 @@ function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject')[]) {
   return { provider, calls };
 }
 
+/** What the send job needs: the test database, the keyring, the outbox and this SMTP provider (or none). */
+const sendDeps = (db: Parameters<typeof sendQueuedEmail>[0]['db'], smtp: EmailProvider | undefined) => ({
+  db,
+  keys,
+  linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+  providers: { outbox: new OutboxEmailProvider(), smtp },
+});
+
 const email = (dedupeKey: string, extra: object = {}) => ({
   kind: 'test_message',
   dedupeKey,
@@ -102,12 +110,7 @@ test('a retryable failure keeps the message queued; a retried job sends it once;
   await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email('k:retry')));
   const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
   const smtp = scripted('retry', 'ok');
-  const deps = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
-  };
+  const deps = sendDeps(handle.db, smtp.provider);
 
   await assert.rejects(sendQueuedEmail(deps, emailId), EmailRetryableError);
   let row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
@@ -151,12 +154,7 @@ test('a message being sent is not sent by a second job meanwhile (the lease)', a
       return { providerMessageId: '<slow@test>' };
     },
   };
-  const deps = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: slow },
-  };
+  const deps = sendDeps(handle.db, slow);
   const first = sendQueuedEmail(deps, emailId);
   await sending;
   assert.equal(await sendQueuedEmail(deps, emailId), 'skipped');
@@ -174,12 +172,7 @@ test('a refused message is marked rejected and audited; sandbox messages go to t
   });
   const [rejectId, sandboxId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [string, string];
   const smtp = scripted('reject');
-  const deps = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
-  };
+  const deps = sendDeps(handle.db, smtp.provider);
   assert.equal(await sendQueuedEmail(deps, rejectId), 'rejected');
   assert.equal(await sendQueuedEmail(deps, rejectId), 'skipped');
   const rejected = await handle.db
@@ -211,12 +204,7 @@ test("without SMTP a production customer's email stays queued, not in the outbox
     string,
     string,
   ];
-  const noSmtp = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: undefined },
-  };
+  const noSmtp = sendDeps(handle.db, undefined);
   await assert.rejects(sendQueuedEmail(noSmtp, prodId), EmailProviderMissing);
   await assert.rejects(sendQueuedEmail(noSmtp, prodId), EmailProviderMissing, 'every retry of the job');
   assert.equal(await sendQueuedEmail(noSmtp, platformId), 'sent', 'the platform’s own messages: into the outbox');
@@ -234,12 +222,7 @@ test("without SMTP a production customer's email stays queued, not in the outbox
   assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1, 'production and queued only');
   assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: prodId } }]);
   const smtp = scripted('ok');
-  const withSmtp = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
-  };
+  const withSmtp = sendDeps(handle.db, smtp.provider);
   assert.equal(await sendQueuedEmail(withSmtp, prodId), 'sent');
   assert.deepEqual(
     smtp.calls.map((c) => c.dedupeKey),
@@ -258,12 +241,7 @@ test('a key shaped like a claim message’s but naming no claim is sent as any m
   });
   const ids = sent.map((s) => (s as { data: { emailId: string } }).data.emailId);
   const smtp = scripted('ok', 'ok');
-  const deps = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
-  };
+  const deps = sendDeps(handle.db, smtp.provider);
   for (const id of ids) assert.equal(await sendQueuedEmail(deps, id), 'sent');
   assert.equal(smtp.calls.length, 2);
 });
@@ -276,12 +254,7 @@ test('an SMTP outage longer than the send job’s retries does not use the messa
   );
   const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
   const smtp = scripted(...Array.from({ length: MAX_EMAIL_ATTEMPTS + 1 }, () => 'down' as const), 'ok');
-  const deps = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
-  };
+  const deps = sendDeps(handle.db, smtp.provider);
   // every run of the job's chain, and more, while the server cannot be reached
   for (let run = 0; run <= MAX_EMAIL_ATTEMPTS; run += 1)
     await assert.rejects(sendQueuedEmail(deps, emailId), EmailRetryableError);
@@ -347,12 +320,7 @@ test('an email with no environment (an invitation, a reset, a webhook pause noti
   });
   const [platformId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [string, string];
   const smtp = scripted(...Array.from({ length: MAX_EMAIL_ATTEMPTS + 1 }, () => 'down' as const));
-  const deps = {
-    db: handle.db,
-    keys,
-    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
-  };
+  const deps = sendDeps(handle.db, smtp.provider);
   // the job's whole chain while the server cannot be reached; the sandbox message went to the outbox
   for (let run = 0; run <= MAX_EMAIL_ATTEMPTS; run += 1)
     await assert.rejects(sendQueuedEmail(deps, platformId), EmailRetryableError);
