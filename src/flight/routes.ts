@@ -4,7 +4,7 @@ import type { PartnerDirectory } from '../partners/index.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
-import { named, problemResponses } from '../platform/openapi.ts';
+import { named, problemResponses, withExample } from '../platform/openapi.ts';
 import {
   callerOf,
   IdempotencyHeader,
@@ -38,6 +38,7 @@ import {
   SIMULATE_PRICE_DESCRIPTION,
   SUBSCRIBE_DESCRIPTION,
 } from './route-descriptions.ts';
+import { RESPONSE_EXAMPLES as EX } from './response-examples.ts';
 import * as S from './schemas.ts';
 import { subscribe } from './subscribe.ts';
 
@@ -68,7 +69,7 @@ export function flightDelayRoutes(
         description: GET_PRICE_DESCRIPTION,
         body: S.QuoteRequest,
         response: {
-          200: named(S.QuoteResponse, 'Quote', 'The quote, priced and signed'),
+          200: withExample(named(S.QuoteResponse, 'Quote', 'The quote, priced and signed'), EX.getPrice),
           ...problemResponses({
             409: ['partner_not_configured', 'capacity_exceeded', 'sales_suspended'],
             422: [
@@ -93,7 +94,7 @@ export function flightDelayRoutes(
         description: SIMULATE_PRICE_DESCRIPTION,
         body: S.SimulationRequest,
         response: {
-          200: S.SimulationResponse,
+          200: withExample(S.SimulationResponse, EX.simulatePrice),
           ...problemResponses({
             409: ['partner_not_configured'],
             422: [
@@ -120,7 +121,7 @@ export function flightDelayRoutes(
         headers: IdempotencyHeader,
         body: S.SubscribeRequest,
         response: {
-          201: named(S.ContractResponse, 'Contract', 'The contract, subscribed'),
+          201: withExample(named(S.ContractResponse, 'Contract', 'The contract, subscribed'), EX.subscribe),
           ...problemResponses({
             409: ['quote_already_used', 'capacity_exceeded', 'sales_suspended'],
             422: [
@@ -154,7 +155,10 @@ export function flightDelayRoutes(
         headers: IdempotencyHeader,
         body: S.CancelRequest,
         response: {
-          200: named(S.CancelResponse, 'Cancellation', 'The contract cancelled, with its refund'),
+          200: withExample(
+            named(S.CancelResponse, 'Cancellation', 'The contract cancelled, with its refund'),
+            EX.cancel,
+          ),
           ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] }),
         },
       },
@@ -180,10 +184,9 @@ export function flightDelayRoutes(
         params: S.ContractNumberParams,
         body: S.PartialCancellationRequest,
         response: {
-          200: named(
-            S.PartialCancellationResponse,
-            'PartialCancellation',
-            'What the cancellation would leave and refund',
+          200: withExample(
+            named(S.PartialCancellationResponse, 'PartialCancellation', 'What the cancellation would leave and refund'),
+            EX.previewPartialCancellation,
           ),
           ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable', 'contract_changed'] }),
         },
@@ -202,7 +205,10 @@ export function flightDelayRoutes(
         params: S.ContractNumberParams,
         body: S.PartialCancellationRequest,
         response: {
-          200: named(S.PartialCancellationResponse, 'PartialCancellation', 'What stays covered, and the refund'),
+          200: withExample(
+            named(S.PartialCancellationResponse, 'PartialCancellation', 'What stays covered, and the refund'),
+            EX.cancelPartially,
+          ),
           ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable', 'contract_changed'] }),
         },
       },
@@ -224,7 +230,7 @@ export function flightDelayRoutes(
         description: REPORT_FLIGHT_EVENT_DESCRIPTION,
         body: S.FlightEventRequest,
         response: {
-          200: S.FlightEventResponse,
+          200: withExample(S.FlightEventResponse, EX.reportFlightEvent),
           ...problemResponses({ 403: ['forbidden'], 409: ['flight_not_departed'] }),
         },
       },
@@ -242,7 +248,10 @@ export function flightDelayRoutes(
         summary: 'Read a contract',
         description: GET_CONTRACT_DESCRIPTION,
         params: S.ContractNumberParams,
-        response: { 200: S.ContractDetailResponse, ...problemResponses({ 404: ['contract_not_found'] }) },
+        response: {
+          200: withExample(S.ContractDetailResponse, EX.getContract),
+          ...problemResponses({ 404: ['contract_not_found'] }),
+        },
       },
       handler: async (request) => readContract(deps, callerOf(request), request.params.contractNumber),
     });
@@ -257,7 +266,7 @@ export function flightDelayRoutes(
         params: S.ContractNumberParams,
         body: S.ContactChangeRequest,
         response: {
-          200: S.ContactChangeResponse,
+          200: withExample(S.ContactChangeResponse, EX.changeContact),
           ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_cancelled'] }),
         },
       },
@@ -279,7 +288,10 @@ export function flightDelayRoutes(
         params: S.ContractNumberParams,
         body: S.FlightChangeRequest,
         response: {
-          200: named(S.FlightChangePreviewResponse, 'FlightChangePreview', 'The change, priced and signed'),
+          200: withExample(
+            named(S.FlightChangePreviewResponse, 'FlightChangePreview', 'The change, priced and signed'),
+            EX.previewFlightChange,
+          ),
           ...problemResponses({
             404: ['contract_not_found'],
             409: ['contract_not_changeable', 'partner_not_configured', 'leg_departed', 'leg_has_claim'],
@@ -301,7 +313,10 @@ export function flightDelayRoutes(
         params: S.ContractNumberParams,
         body: S.FlightChangeConfirmRequest,
         response: {
-          200: named(S.FlightChangeResponse, 'FlightChange', 'The contract after the change'),
+          200: withExample(
+            named(S.FlightChangeResponse, 'FlightChange', 'The contract after the change'),
+            EX.changeFlights,
+          ),
           ...problemResponses({
             404: ['contract_not_found'],
             409: [
@@ -335,7 +350,10 @@ export function flightDelayRoutes(
         summary: 'Search your contracts',
         description: SEARCH_CONTRACTS_DESCRIPTION,
         querystring: S.ContractSearchQuery,
-        response: { 200: S.ContractSearchResponse, ...problemResponses({ 422: ['invalid_cursor'] }) },
+        response: {
+          200: withExample(S.ContractSearchResponse, EX.searchContracts),
+          ...problemResponses({ 422: ['invalid_cursor'] }),
+        },
       },
       handler: async (request) => searchContracts(deps, callerOf(request), request.query),
     });
@@ -348,7 +366,7 @@ export function flightDelayRoutes(
         description: LIST_SANDBOX_MESSAGES_DESCRIPTION,
         querystring: S.SandboxMessagesQuery,
         response: {
-          200: S.SandboxMessagesResponse,
+          200: withExample(S.SandboxMessagesResponse, EX.listSandboxMessages),
           ...problemResponses({ 404: ['not_found', 'contract_not_found'] }),
         },
       },
@@ -362,7 +380,7 @@ export function flightDelayRoutes(
         summary: 'Read one of your claims with its evidence',
         description: GET_CLAIM_DESCRIPTION,
         params: S.ClaimNumberParams,
-        response: { 200: S.ClaimResponse, ...problemResponses({ 404: ['claim_not_found'] }) },
+        response: { 200: withExample(S.ClaimResponse, EX.getClaim), ...problemResponses({ 404: ['claim_not_found'] }) },
       },
       handler: async (request) => readPartnerClaim(deps, callerOf(request), request.params.claimNumber),
     });
@@ -379,7 +397,7 @@ export function flightDelayRoutes(
           description: GET_CLAIMS_DESCRIPTION,
           body: S.ClaimsRequest,
           response: {
-            200: S.ClaimsResponse,
+            200: withExample(S.ClaimsResponse, EX.getClaims),
             ...problemResponses({ 404: ['contract_not_found'], 422: ['invalid_cursor'] }),
           },
         },

@@ -326,6 +326,16 @@ export function named<T extends TSchema>(schema: T, title: string, description: 
   return { ...schema, title, description };
 }
 
+/**
+ * A success response schema with the example answer the document shows (OpenAPI's media type
+ * `example`: @fastify/swagger moves a response schema's single `examples` entry there), e.g.
+ * `200: withExample(named(S.QuoteResponse, 'Quote', 'The quote'), RESPONSE_EXAMPLES.getPrice)`.
+ * The tests check that every operation's success has one, valid against its own schema.
+ */
+export function withExample<T extends TSchema>(schema: T, example: unknown): T {
+  return { ...schema, examples: [example] };
+}
+
 /** Marks a success response as sending the resource's `ETag` (platform/preconditions.ts): finishDocument documents it. */
 const SENDS_ETAG = 'x-sends-etag';
 export function withEtag<T extends TSchema>(schema: T): T {

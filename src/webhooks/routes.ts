@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { PartnerDirectory } from '../partners/index.ts';
-import { problemResponses } from '../platform/openapi.ts';
+import { problemResponses, withExample } from '../platform/openapi.ts';
 import { PageLimit, StringEnum } from '../platform/schema.ts';
 import {
   callerOf,
@@ -15,6 +15,7 @@ import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import type { WebhookDeps } from './deps.ts';
 import { WEBHOOK_DELIVERY_STATUSES } from './model.ts';
+import { WEBHOOK_RESPONSE_EXAMPLES as EX } from './response-examples.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
 import {
   addEndpoint,
@@ -199,9 +200,12 @@ export function webhookApiRoutes(
         summary: 'List your webhook endpoints',
         description: "The endpoints of this key's environment, oldest first (at most 10).",
         response: {
-          200: Type.Object(
-            { endpoints: Type.Array(WebhookEndpoint, { maxItems: 10 }) },
-            { description: 'Your endpoints' },
+          200: withExample(
+            Type.Object(
+              { endpoints: Type.Array(WebhookEndpoint, { maxItems: 10 }) },
+              { description: 'Your endpoints' },
+            ),
+            EX.listWebhookEndpoints,
           ),
           ...problemResponses(),
         },
@@ -220,7 +224,10 @@ export function webhookApiRoutes(
         headers: IdempotencyHeader,
         body: CreateEndpointBody,
         response: {
-          201: Type.Object({ endpoint: WebhookEndpoint, secret: Secret }, { description: 'Registered' }),
+          201: withExample(
+            Type.Object({ endpoint: WebhookEndpoint, secret: Secret }, { description: 'Registered' }),
+            EX.createWebhookEndpoint,
+          ),
           ...problemResponses({ 409: ['webhook_endpoint_limit'], 422: ['webhook_url_not_allowed'] }),
         },
       },
@@ -247,7 +254,7 @@ export function webhookApiRoutes(
         description: 'One of your endpoints; another partner’s or a removed one answers 404.',
         params: EndpointIdParams,
         response: {
-          200: { ...WebhookEndpoint, description: 'The endpoint' },
+          200: withExample({ ...WebhookEndpoint, description: 'The endpoint' }, EX.getWebhookEndpoint),
           ...problemResponses({ 404: ['webhook_endpoint_not_found'] }),
         },
       },
@@ -263,7 +270,7 @@ export function webhookApiRoutes(
         params: EndpointIdParams,
         body: UpdateEndpointBody,
         response: {
-          200: { ...WebhookEndpoint, description: 'The endpoint changed' },
+          200: withExample({ ...WebhookEndpoint, description: 'The endpoint changed' }, EX.updateWebhookEndpoint),
           ...problemResponses({ 404: ['webhook_endpoint_not_found'], 422: ['webhook_url_not_allowed'] }),
         },
       },
@@ -279,7 +286,7 @@ export function webhookApiRoutes(
         description: 'Nothing more is sent to it; its pending deliveries end failed. Answers the endpoint as it was.',
         params: EndpointIdParams,
         response: {
-          200: { ...WebhookEndpoint, description: 'The endpoint removed' },
+          200: withExample({ ...WebhookEndpoint, description: 'The endpoint removed' }, EX.deleteWebhookEndpoint),
           ...problemResponses({ 404: ['webhook_endpoint_not_found'] }),
         },
       },
@@ -295,9 +302,12 @@ export function webhookApiRoutes(
           'A new secret, answered once; for 24 hours the previous one keeps signing too (two signatures in `webhook-signature`).',
         params: EndpointIdParams,
         response: {
-          200: Type.Object(
-            { endpoint: WebhookEndpoint, secret: Secret, previousSecretValidUntil: DateTime },
-            { description: 'The new secret' },
+          200: withExample(
+            Type.Object(
+              { endpoint: WebhookEndpoint, secret: Secret, previousSecretValidUntil: DateTime },
+              { description: 'The new secret' },
+            ),
+            EX.rotateWebhookSecret,
           ),
           ...problemResponses({ 404: ['webhook_endpoint_not_found'] }),
         },
@@ -316,9 +326,12 @@ export function webhookApiRoutes(
         description: 'Queues a `webhook.test` event to this endpoint only; 409 webhook_endpoint_disabled when paused.',
         params: EndpointIdParams,
         response: {
-          202: Type.Object(
-            { eventId: Type.String({ maxLength: 100 }), deliveryId: Type.String({ format: 'uuid', maxLength: 36 }) },
-            { description: 'Queued' },
+          202: withExample(
+            Type.Object(
+              { eventId: Type.String({ maxLength: 100 }), deliveryId: Type.String({ format: 'uuid', maxLength: 36 }) },
+              { description: 'Queued' },
+            ),
+            EX.sendWebhookTest,
           ),
           ...problemResponses({ 404: ['webhook_endpoint_not_found'], 409: ['webhook_endpoint_disabled'] }),
         },
@@ -336,12 +349,15 @@ export function webhookApiRoutes(
           'Deliveries of this environment, newest first, each with its attempts; filter by endpoint and status; `nextCursor` for the next page (null on the last). Following it returns every matching delivery that existed when you read the first page, once; a delivery created while you page may or may not be listed.',
         querystring: DeliveriesQuery,
         response: {
-          200: Type.Object(
-            {
-              deliveries: Type.Array(WebhookDelivery, { maxItems: 100 }),
-              nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
-            },
-            { description: 'A page of deliveries' },
+          200: withExample(
+            Type.Object(
+              {
+                deliveries: Type.Array(WebhookDelivery, { maxItems: 100 }),
+                nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+              },
+              { description: 'A page of deliveries' },
+            ),
+            EX.listWebhookDeliveries,
           ),
           ...problemResponses({ 404: ['webhook_endpoint_not_found'], 422: ['invalid_cursor'] }),
         },
@@ -367,18 +383,21 @@ export function webhookApiRoutes(
           }),
         }),
         response: {
-          202: Type.Object(
-            {
-              deliveryId: Type.String({ format: 'uuid', maxLength: 36 }),
-              eventId: Type.String({ maxLength: 100 }),
-              attempt: Type.Integer({
-                format: 'int32',
-                minimum: 1,
-                maximum: 2147483647,
-                description: 'The attempt number queued.',
-              }),
-            },
-            { description: 'Queued' },
+          202: withExample(
+            Type.Object(
+              {
+                deliveryId: Type.String({ format: 'uuid', maxLength: 36 }),
+                eventId: Type.String({ maxLength: 100 }),
+                attempt: Type.Integer({
+                  format: 'int32',
+                  minimum: 1,
+                  maximum: 2147483647,
+                  description: 'The attempt number queued.',
+                }),
+              },
+              { description: 'Queued' },
+            ),
+            EX.redeliverWebhook,
           ),
           ...problemResponses({
             404: ['webhook_delivery_not_found'],
