@@ -916,8 +916,9 @@ export interface DifferentClaim {
  * Every insured leg of the contract is over: each of its claims settled (paid, expired or voided: a
  * leg whose voided claim an operator's event replaced waits for the new one) or flown without a
  * claim. A leg whose claim was voided is not over before its departure: the void undid what decided
- * it ahead, and the contract stays active until it flies (not cancellable for its premium: a contract
- * that had a claim, voided or not, is never refunded — cancel-contract's hasClaims). A leg without a claim is
+ * it ahead, and the contract stays active until it flies (and cancellable for its premium before its first
+ * departure when the claim was voided because the flight data was wrong, not for another cause:
+ * flight/contracts-repo's hasClaims). A leg without a claim is
  * a row whose status is NULL: the test says so explicitly, as `NOT (NULL OR false)` would be NULL and
  * count a leg still to fly as over.
  */

@@ -28,7 +28,8 @@ export interface Cancellation {
 }
 
 /**
- * POST /cancel: before the first insured departure, and while no claim exists, the contract is
+ * POST /cancel: before the first insured departure, and while no claim exists (a claim the insurer
+ * voided because the flight data was wrong aside: contracts-repo's hasClaims), the contract is
  * cancelled and the full premium refunded. Cancelling a cancelled contract answers the same result.
  */
 export async function cancelContract(
@@ -58,7 +59,7 @@ export async function cancelContract(
   if (await contracts.hasClaims(trx, contract.id)) {
     throw new DomainError(
       'contract_not_cancellable',
-      'A claim is open on this contract; it can no longer be cancelled.',
+      `Contract ${contract.contract_number} has a claim; it can no longer be cancelled.`,
     );
   }
   const cancelled = await contracts.markCancelled(trx, contract.id, input.reason, now, contract.premium_total);

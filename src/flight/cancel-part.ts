@@ -219,7 +219,7 @@ async function passengersLeaving(
     );
   }
   if (await contracts.hasClaims(db, contract.id)) {
-    throw new DomainError('contract_not_cancellable', 'A claim is open on this contract: its passengers stay insured.');
+    throw new DomainError('contract_not_cancellable', 'The contract has a claim: its passengers stay insured.');
   }
   return {
     legIds: [],
@@ -259,11 +259,8 @@ async function legLeaving(
       `Flight ${leg.flight_number} of leg ${legIndex} departed at ${leg.departure_at.toISOString()}: it can no longer be cancelled.`,
     );
   }
-  if ((await contracts.claimedLegIds(db, [leg.id])).length) {
-    throw new DomainError(
-      'contract_not_cancellable',
-      `A claim is open on leg ${legIndex}: it can no longer be cancelled.`,
-    );
+  if ((await contracts.cancellationBarredLegIds(db, [leg.id])).length) {
+    throw new DomainError('contract_not_cancellable', `Leg ${legIndex} has a claim: it can no longer be cancelled.`);
   }
   return {
     legIds: [leg.id],

@@ -201,9 +201,28 @@ export async function findLegs(db: Executor, contractId: string): Promise<LegRow
     .execute();
 }
 
+/**
+ * The claims that keep a contract, or some of its legs, from being cancelled for its premium: every
+ * claim but one the insurer voided because the flight data was wrong (its leg's `claim_void_cause`
+ * `flight_data`, as long as no later claim of the leg was voided for another cause). Such a claim told
+ * of an event that did not happen and paid nothing (a void is refused once its payout is instructed):
+ * the contract is refunded or compensated, never both, and it was not compensated. A claim voided for
+ * another cause (fraud, sanctions, a duplicate) still counts, as does the new claim an operator's event
+ * opened on the leg afterwards.
+ */
+const cancellationBarringClaims = (db: Executor) =>
+  db
+    .selectFrom('claims as cl')
+    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+    .select(['cl.id', 'cl.leg_id'])
+    .where((eb) =>
+      eb.or([eb('cl.status', '<>', 'voided'), eb('l.claim_void_cause', 'is distinct from', 'flight_data')]),
+    );
+
+/** Whether the contract has a claim that bars its cancellation (cancellationBarringClaims). */
 export async function hasClaims(db: Executor, contractId: string): Promise<boolean> {
   return (
-    (await db.selectFrom('claims').select('id').where('contract_id', '=', contractId).limit(1).executeTakeFirst()) !==
+    (await cancellationBarringClaims(db).where('cl.contract_id', '=', contractId).limit(1).executeTakeFirst()) !==
     undefined
   );
 }
@@ -294,5 +313,12 @@ export async function deleteLegs(db: Executor, contractId: string, legIds: strin
 export async function claimedLegIds(db: Executor, legIds: string[]): Promise<string[]> {
   if (legIds.length === 0) return [];
   const rows = await db.selectFrom('claims').select('leg_id').where('leg_id', 'in', legIds).execute();
+  return rows.map((r) => r.leg_id);
+}
+
+/** The legs among `legIds` whose claim bars their cancellation (cancellationBarringClaims). */
+export async function cancellationBarredLegIds(db: Executor, legIds: string[]): Promise<string[]> {
+  if (legIds.length === 0) return [];
+  const rows = await cancellationBarringClaims(db).where('cl.leg_id', 'in', legIds).execute();
   return rows.map((r) => r.leg_id);
 }

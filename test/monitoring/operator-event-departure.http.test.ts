@@ -122,6 +122,55 @@ describe('operator flight events before and after departure (production)', () =>
     assert.equal(read.claims.length, 1, 'only the voided claim');
   });
 
+  it('a contract whose claim was voided ahead: cancellable for its full premium when the flight data was wrong, not for another cause', async () => {
+    const voidedAhead = async (flightNumber: string, cause: 'flight_data' | 'other') => {
+      const c = await insureFlight(t.app, p, { flightNumber });
+      const reported = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        operator,
+      );
+      assert.equal(reported.status, 200, JSON.stringify(reported.body));
+      const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+      const voided = await runCliOn(
+        t,
+        ['--json', 'claims', 'void', claimNumber, '--reason', 'checked with the airline', '--cause', cause],
+        { actor: 'operator:claim-desk' },
+      );
+      assert.equal(voided.code, 0, voided.err);
+      return c;
+    };
+    const cancel = (contractNumber: string) =>
+      post(t.app, `${FLIGHT}/cancel`, { contractNumber, reason: 'customer_request' }, p.auth);
+
+    // the airline never cancelled the flight: the claim paid nothing, the customer may still withdraw
+    const wrongData = await voidedAhead('AF7131', 'flight_data');
+    const premium = (await contractOf(p, wrongData.contractNumber)).premium.total;
+    const cancelled = await cancel(wrongData.contractNumber);
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.status, 'cancelled');
+    assert.deepEqual(cancelled.body.refund, premium, 'the full premium');
+    assert.deepEqual((await cancel(wrongData.contractNumber)).body, cancelled.body, 'the same answer again');
+    // the flight's true outcome, reported afterwards, opens nothing on the cancelled contract
+    const delayed = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF7131', departureDate: wrongData.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(delayed.status, 200, JSON.stringify(delayed.body));
+    assert.deepEqual(delayed.body.claimsOpened, []);
+
+    // a claim voided for another cause (fraud, a duplicate) still bars the refund
+    const other = await voidedAhead('AF7132', 'other');
+    const refused = await cancel(other.contractNumber);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'contract_not_cancellable');
+    assert.match(refused.body.detail, /has a claim/);
+    assert.equal((await contractOf(p, other.contractNumber)).status, 'active');
+  });
+
   it('a cancellation paid ahead completes the contract; a delay on its flight is still refused before departure', async () => {
     const c = await insureFlight(t.app, p, { flightNumber: 'AF7107' });
     const cancelled = await post(
