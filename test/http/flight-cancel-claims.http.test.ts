@@ -12,6 +12,7 @@ import {
   type TestApp,
   type TestPartner,
   consent,
+  daysAhead,
 } from '../helper.ts';
 
 describe('Flight Delay API — cancellation and claims', () => {
@@ -242,6 +243,77 @@ describe('Flight Delay API — cancellation and claims', () => {
       );
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.deepEqual(retry.body, first.body);
+      // the same key with another body (another reason, another contract): 422, nothing done
+      const other = await contract(a);
+      for (const body of [
+        { contractNumber: c.contractNumber, reason: 'customer_request' },
+        { contractNumber: other.contractNumber, reason: 'duplicate' },
+      ]) {
+        const reused = await post(t.app, `${FLIGHT}/cancel`, body, headers);
+        assert.equal(reused.status, 422, JSON.stringify(reused.body));
+        assert.equal(reused.body.code, 'idempotency_key_reused');
+      }
+      const untouched = await t.db
+        .selectFrom('contracts')
+        .select('status')
+        .where('contract_number', '=', other.contractNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(untouched.status, 'active');
+    });
+
+    it("the first departure is the origin airport's local time: New York's 18:00 is 23:00Z, cancellable until then", async (ctx) => {
+      ctx.after(() => at(new Date()));
+      const day = daysAhead(10, '18:00');
+      const subscribeFrom = async () => {
+        at(new Date());
+        const body = { departureAirport: 'JFK', arrivalAirport: 'CDG', airline: 'AF', departureDateTime: day };
+        const quote = await post(t.app, `${FLIGHT}/getPrice`, body, a.auth);
+        assert.equal(quote.status, 200, JSON.stringify(quote.body));
+        const res = await post(
+          t.app,
+          `${FLIGHT}/subscribe`,
+          {
+            quoteReference: quote.body.quoteReference,
+            customer: {
+              firstName: 'Ada',
+              lastName: 'Byron',
+              email: 'ada@example.com',
+              phone: '+447911123456',
+              language: 'en',
+            },
+            booking: { reference: 'PNR123' },
+            consent: consent(),
+            flights: [
+              {
+                flightNumber: `AF${flightSeq++}`,
+                departureAirport: 'JFK',
+                arrivalAirport: 'CDG',
+                departureDateTime: day,
+              },
+            ],
+          },
+          a.auth,
+        );
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        return res.body;
+      };
+      const cancel = (contractNumber: string) =>
+        post(t.app, `${FLIGHT}/cancel`, { contractNumber, reason: 'ticket_cancelled' }, a.auth);
+      const first = await subscribeFrom();
+      const departureAt = new Date(first.flights[0].departureAt);
+      // New York is 5 hours behind UTC in winter, 4 in summer: never the wall clock read as UTC
+      const behind = (departureAt.getTime() - new Date(`${day}:00Z`).getTime()) / 3_600_000;
+      assert.ok(behind === 5 || behind === 4, `${first.flights[0].departureAt} for ${day} in New York`);
+      at(new Date(departureAt.getTime() - 1));
+      const justBefore = await cancel(first.contractNumber);
+      assert.equal(justBefore.status, 200, JSON.stringify(justBefore.body));
+      assert.deepEqual(justBefore.body.refund, first.premium.total);
+      const second = await subscribeFrom();
+      at(departureAt);
+      const atDeparture = await cancel(second.contractNumber);
+      assert.equal(atDeparture.status, 409, JSON.stringify(atDeparture.body));
+      assert.equal(atDeparture.body.code, 'contract_not_cancellable');
+      assert.match(atDeparture.body.detail, new RegExp(departureAt.toISOString()));
     });
   });
 
