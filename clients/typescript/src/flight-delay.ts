@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a contract and refund the premium
-         * @description Before the first insured departure (and while no claim is open) the contract is cancelled and the full premium refunded. Cancelling a cancelled contract returns the same result. After departure: 409 contract_not_cancellable. Honours Idempotency-Key.
+         * @description Before the first insured departure (strictly: the departure instant is the local time you sent at the origin airport, `departureAt` in UTC) and while the contract has no claim, the contract is cancelled and the full premium refunded (`refund`). A claim the insurer voided because the flight data was wrong does not count (it paid nothing); one voided for another cause does. Cancelling a cancelled contract returns the same result (with its first reason and refund). At or after the first departure (a return trip whose outbound has flown included: cancel the return alone with /partial-cancellation), with a claim, or a completed contract: 409 contract_not_cancellable. Honours Idempotency-Key.
          */
         post: operations["cancel"];
         delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Preview cancelling passengers or one leg: the refund, before confirming
-         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). A claim the insurer voided because the flight data was wrong does not count, for passengers or a leg. To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
          */
         post: operations["previewPartialCancellation"];
         delete?: never;
@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel passengers or one leg of a contract, with the refund of their share
-         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). A claim the insurer voided because the flight data was wrong does not count, for passengers or a leg. To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
          */
         post: operations["cancelPartially"];
         delete?: never;
@@ -1439,6 +1439,463 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "quoteReference": "q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr",
+                     *       "expiresAt": "2026-11-25T09:20:00.000Z",
+                     *       "formula": "delay_and_cancellation",
+                     *       "passengers": 2,
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 4528,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 4154,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 374,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 830,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "compensation": {
+                     *         "delay": [
+                     *           {
+                     *             "minDelayMinutes": 120,
+                     *             "amount": {
+                     *               "amount": 5000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           {
+                     *             "minDelayMinutes": 180,
+                     *             "amount": {
+                     *               "amount": 10000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cancellation": {
+                     *           "amount": 15000,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "legs": [
+                     *         {
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T10:30",
+                     *           "departureAt": "2026-12-24T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "configurationVersion": 1,
+                     *       "modelVersion": "v2-2008q1",
+                     *       "breakdown": [
+                     *         {
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "flightNumber": null,
+                     *           "credibility": 0.09027051833561646,
+                     *           "expectedLoss": {
+                     *             "amount": 609,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "premium": {
+                     *             "amount": 1021,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "events": [
+                     *             {
+                     *               "event": "cancellation",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.02518044,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.03019779,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.0740465614322807,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.0824258517081948,
+                     *                     "credibility": 0.8310393278392242
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 0.7172441151940072,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.02518044,
+                     *                 "text": "3.02 % × 1.07 (month 12 (prior)) × 1.00 (Thursday) × 1.00 (hour 10) × 1.08 (to JFK) × 0.72 (long-haul (prior)) = 2.52 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "diversion",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.00534233,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00257162,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.030407811849733,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 0.9759956678635481,
+                     *                     "credibility": 0.0833765361232338
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 1.0768617961872877,
+                     *                     "credibility": 0.5564664819754195
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.1602750032421518,
+                     *                     "credibility": 0.940312975244718
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.653281183097068,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.00534233,
+                     *                 "text": "0.26 % × 1.03 (month 12 (prior)) × 0.98 (Thursday) × 1.08 (hour 10) × 1.16 (to JFK) × 1.65 (long-haul (prior)) = 0.53 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 120,
+                     *               "maxDelayMinutes": 180,
+                     *               "probability": 0.01454218,
+                     *               "payout": {
+                     *                 "amount": 5000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.02629905,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.0137086538020368,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 1.0000659197162942,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 0.7278176773611121,
+                     *                     "credibility": 0.9771222284059818
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.1187913261331006,
+                     *                     "credibility": 0.9792261228468591
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.0329742618878548,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.02242555,
+                     *                 "text": "2.63 % × 1.01 (month 12 (prior)) × 1.00 (Thursday) × 0.73 (hour 10) × 1.12 (to JFK) × 1.03 (long-haul (prior)) = 2.24 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 180,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.00788337,
+                     *               "payout": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00961704,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.0137086538020368,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 1.000065919716294,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 0.6897523363754964,
+                     *                     "credibility": 0.9597978712889672
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.1348694053879549,
+                     *                     "credibility": 0.9659214399931797
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.032974261887855,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.00788337,
+                     *                 "text": "0.96 % × 1.01 (month 12 (prior)) × 1.00 (Thursday) × 0.69 (hour 10) × 1.13 (to JFK) × 1.03 (long-haul (prior)) = 0.79 %"
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "flightNumber": null,
+                     *           "credibility": 0.09145302603990604,
+                     *           "expectedLoss": {
+                     *             "amount": 630,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "premium": {
+                     *             "amount": 1056,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "events": [
+                     *             {
+                     *               "event": "cancellation",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.02055149,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.03019779,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.9462651435632181,
+                     *                     "credibility": 0.9981685228177163
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 1.0027398957220095,
+                     *                     "credibility": 0.869344712151695
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 0.7172441151940072,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.02055149,
+                     *                 "text": "3.02 % × 0.95 (month 1) × 1.00 (Sunday) × 1.00 (hour 18) × 1.00 (from JFK) × 0.72 (long-haul (prior)) = 2.06 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "diversion",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.00374271,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00257162,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.8556007181728505,
+                     *                     "credibility": 0.9746492898394904
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 0.9959798121593496,
+                     *                     "credibility": 0.07847936635798589
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 0.9140083344170152,
+                     *                     "credibility": 0.5452669609330206
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 1.1302159986893847,
+                     *                     "credibility": 0.8858624048726055
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.6532811830970677,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.00374271,
+                     *                 "text": "0.26 % × 0.86 (month 1) × 1.00 (Sunday) × 0.91 (hour 18) × 1.13 (from JFK) × 1.65 (long-haul (prior)) = 0.37 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 120,
+                     *               "maxDelayMinutes": 180,
+                     *               "probability": 0.0246703,
+                     *               "payout": {
+                     *                 "amount": 5000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.02629905,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.9594392817336628,
+                     *                     "credibility": 0.9882554604304509
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 1.0000091263954185,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 1.5410714749676062,
+                     *                     "credibility": 0.9759251455331346
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 0.9699917452113009,
+                     *                     "credibility": 0.9655974041602344
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.0316493234374229,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.03891208,
+                     *                 "text": "2.63 % × 0.96 (month 1) × 1.00 (Sunday) × 1.54 (hour 18) × 0.97 (from JFK) × 1.03 (long-haul (prior)) = 3.89 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 180,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.01424179,
+                     *               "payout": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00961704,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.9526197576364019,
+                     *                     "credibility": 0.9673561136100272
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 1.0000091263954185,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 1.4422934062517303,
+                     *                     "credibility": 0.9577335004397378
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 1.0447528206565317,
+                     *                     "credibility": 0.9431319793398256
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.0316493234374229,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.01424179,
+                     *                 "text": "0.96 % × 0.95 (month 1) × 1.00 (Sunday) × 1.44 (hour 18) × 1.04 (from JFK) × 1.03 (long-haul (prior)) = 1.42 %"
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "documents": {
+                     *         "version": 1,
+                     *         "ipid": {
+                     *           "url": "https://example.org/parasol/demo-air/ipid-v1.pdf",
+                     *           "version": "IPID-2026-1",
+                     *           "sha256": "1b144a30a889a883da7755662c4520be83f334558f842449a0399af83967951a"
+                     *         },
+                     *         "terms": {
+                     *           "url": "https://example.org/parasol/demo-air/terms-v1.pdf",
+                     *           "version": "CG-2026-1",
+                     *           "sha256": "bde40c25112dc0a0f448bae719f0d9870a41b63e6ed425528dbc485887da7fce"
+                     *         }
+                     *       },
+                     *       "insurer": {
+                     *         "name": "Parasol Assurances SA (demo)",
+                     *         "registration": "RCS Paris 000 000 000 (demo)",
+                     *         "address": "1 rue de la Démonstration, 75001 Paris, France",
+                     *         "regulator": "ACPR, 4 place de Budapest, 75009 Paris, France",
+                     *         "complaints": {
+                     *           "email": "contact@parasol.example",
+                     *           "url": null
+                     *         }
+                     *       }
+                     *     } */
                     "application/json": components["schemas"]["Quote"];
                 };
             };
@@ -1820,6 +2277,437 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "formula": "delay_and_cancellation",
+                     *       "passengers": 2,
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 4528,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 4154,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 374,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 830,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "compensation": {
+                     *         "delay": [
+                     *           {
+                     *             "minDelayMinutes": 120,
+                     *             "amount": {
+                     *               "amount": 5000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           {
+                     *             "minDelayMinutes": 180,
+                     *             "amount": {
+                     *               "amount": 10000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cancellation": {
+                     *           "amount": 15000,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "legs": [
+                     *         {
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T10:30",
+                     *           "departureAt": "2026-12-24T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "modelVersion": "v2-2008q1",
+                     *       "breakdown": [
+                     *         {
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "flightNumber": null,
+                     *           "credibility": 0.09027051833561646,
+                     *           "expectedLoss": {
+                     *             "amount": 609,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "premium": {
+                     *             "amount": 1021,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "events": [
+                     *             {
+                     *               "event": "cancellation",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.02518044,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.03019779,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.0740465614322807,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.0824258517081948,
+                     *                     "credibility": 0.8310393278392242
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 0.7172441151940072,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.02518044,
+                     *                 "text": "3.02 % × 1.07 (month 12 (prior)) × 1.00 (Thursday) × 1.00 (hour 10) × 1.08 (to JFK) × 0.72 (long-haul (prior)) = 2.52 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "diversion",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.00534233,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00257162,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.030407811849733,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 0.9759956678635481,
+                     *                     "credibility": 0.0833765361232338
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 1.0768617961872877,
+                     *                     "credibility": 0.5564664819754195
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.1602750032421518,
+                     *                     "credibility": 0.940312975244718
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.653281183097068,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.00534233,
+                     *                 "text": "0.26 % × 1.03 (month 12 (prior)) × 0.98 (Thursday) × 1.08 (hour 10) × 1.16 (to JFK) × 1.65 (long-haul (prior)) = 0.53 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 120,
+                     *               "maxDelayMinutes": 180,
+                     *               "probability": 0.01454218,
+                     *               "payout": {
+                     *                 "amount": 5000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.02629905,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.0137086538020368,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 1.0000659197162942,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 0.7278176773611121,
+                     *                     "credibility": 0.9771222284059818
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.1187913261331006,
+                     *                     "credibility": 0.9792261228468591
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.0329742618878548,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.02242555,
+                     *                 "text": "2.63 % × 1.01 (month 12 (prior)) × 1.00 (Thursday) × 0.73 (hour 10) × 1.12 (to JFK) × 1.03 (long-haul (prior)) = 2.24 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 180,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.00788337,
+                     *               "payout": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00961704,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 12 (prior)",
+                     *                     "factor": 1.0137086538020368,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "Thursday",
+                     *                     "factor": 1.000065919716294,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 10",
+                     *                     "factor": 0.6897523363754964,
+                     *                     "credibility": 0.9597978712889672
+                     *                   },
+                     *                   {
+                     *                     "label": "to JFK",
+                     *                     "factor": 1.1348694053879549,
+                     *                     "credibility": 0.9659214399931797
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.032974261887855,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.00788337,
+                     *                 "text": "0.96 % × 1.01 (month 12 (prior)) × 1.00 (Thursday) × 0.69 (hour 10) × 1.13 (to JFK) × 1.03 (long-haul (prior)) = 0.79 %"
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "flightNumber": null,
+                     *           "credibility": 0.09145302603990604,
+                     *           "expectedLoss": {
+                     *             "amount": 630,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "premium": {
+                     *             "amount": 1056,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "events": [
+                     *             {
+                     *               "event": "cancellation",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.02055149,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.03019779,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.9462651435632181,
+                     *                     "credibility": 0.9981685228177163
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 1,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 1.0027398957220095,
+                     *                     "credibility": 0.869344712151695
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 0.7172441151940072,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.02055149,
+                     *                 "text": "3.02 % × 0.95 (month 1) × 1.00 (Sunday) × 1.00 (hour 18) × 1.00 (from JFK) × 0.72 (long-haul (prior)) = 2.06 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "diversion",
+                     *               "minDelayMinutes": null,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.00374271,
+                     *               "payout": {
+                     *                 "amount": 15000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00257162,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.8556007181728505,
+                     *                     "credibility": 0.9746492898394904
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 0.9959798121593496,
+                     *                     "credibility": 0.07847936635798589
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 0.9140083344170152,
+                     *                     "credibility": 0.5452669609330206
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 1.1302159986893847,
+                     *                     "credibility": 0.8858624048726055
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.6532811830970677,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.00374271,
+                     *                 "text": "0.26 % × 0.86 (month 1) × 1.00 (Sunday) × 0.91 (hour 18) × 1.13 (from JFK) × 1.65 (long-haul (prior)) = 0.37 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 120,
+                     *               "maxDelayMinutes": 180,
+                     *               "probability": 0.0246703,
+                     *               "payout": {
+                     *                 "amount": 5000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.02629905,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.9594392817336628,
+                     *                     "credibility": 0.9882554604304509
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 1.0000091263954185,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 1.5410714749676062,
+                     *                     "credibility": 0.9759251455331346
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 0.9699917452113009,
+                     *                     "credibility": 0.9655974041602344
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.0316493234374229,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.03891208,
+                     *                 "text": "2.63 % × 0.96 (month 1) × 1.00 (Sunday) × 1.54 (hour 18) × 0.97 (from JFK) × 1.03 (long-haul (prior)) = 3.89 %"
+                     *               }
+                     *             },
+                     *             {
+                     *               "event": "delay",
+                     *               "minDelayMinutes": 180,
+                     *               "maxDelayMinutes": null,
+                     *               "probability": 0.01424179,
+                     *               "payout": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "explanation": {
+                     *                 "base": 0.00961704,
+                     *                 "factors": [
+                     *                   {
+                     *                     "label": "month 1",
+                     *                     "factor": 0.9526197576364019,
+                     *                     "credibility": 0.9673561136100272
+                     *                   },
+                     *                   {
+                     *                     "label": "Sunday",
+                     *                     "factor": 1.0000091263954185,
+                     *                     "credibility": 0
+                     *                   },
+                     *                   {
+                     *                     "label": "hour 18",
+                     *                     "factor": 1.4422934062517303,
+                     *                     "credibility": 0.9577335004397378
+                     *                   },
+                     *                   {
+                     *                     "label": "from JFK",
+                     *                     "factor": 1.0447528206565317,
+                     *                     "credibility": 0.9431319793398256
+                     *                   },
+                     *                   {
+                     *                     "label": "long-haul (prior)",
+                     *                     "factor": 1.0316493234374229,
+                     *                     "credibility": 0
+                     *                   }
+                     *                 ],
+                     *                 "probability": 0.01424179,
+                     *                 "text": "0.96 % × 0.95 (month 1) × 1.00 (Sunday) × 1.44 (hour 18) × 1.04 (from JFK) × 1.03 (long-haul (prior)) = 1.42 %"
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     } */
                     "application/json": {
                         /**
                          * @description delay, cancellation, or both (delay_and_cancellation).
@@ -2330,6 +3218,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "status": "active",
+                     *       "formula": "delay_and_cancellation",
+                     *       "passengers": 2,
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 4528,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 4154,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 374,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 830,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "compensation": {
+                     *         "delay": [
+                     *           {
+                     *             "minDelayMinutes": 120,
+                     *             "amount": {
+                     *               "amount": 5000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           {
+                     *             "minDelayMinutes": 180,
+                     *             "amount": {
+                     *               "amount": 10000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cancellation": {
+                     *           "amount": 15000,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "configurationVersion": 1,
+                     *       "agreementVersion": 1,
+                     *       "modelVersion": "v2-2008q1",
+                     *       "booking": {
+                     *         "reference": "ABC123"
+                     *       },
+                     *       "flights": [
+                     *         {
+                     *           "leg": 0,
+                     *           "flightNumber": "AF006",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T10:30",
+                     *           "departureAt": "2026-12-24T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "leg": 1,
+                     *           "flightNumber": "AF007",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "consent": {
+                     *         "acceptedAt": "2026-11-24T09:25:00.000Z",
+                     *         "documentsVersion": 1,
+                     *         "channel": "web"
+                     *       },
+                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *     } */
                     "application/json": components["schemas"]["Contract"];
                 };
             };
@@ -2623,6 +3592,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "status": "cancelled",
+                     *       "reason": "ticket_cancelled",
+                     *       "cancelledAt": "2026-11-24T09:55:00.000Z",
+                     *       "refund": {
+                     *         "amount": 1296,
+                     *         "currency": "EUR"
+                     *       }
+                     *     } */
                     "application/json": components["schemas"]["Cancellation"];
                 };
             };
@@ -2950,6 +3929,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "change": "passenger_cancelled",
+                     *       "reason": "customer_request",
+                     *       "version": 3,
+                     *       "passengers": 1,
+                     *       "flights": [
+                     *         {
+                     *           "leg": 0,
+                     *           "flightNumber": "AF010",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T14:05",
+                     *           "departureAt": "2026-12-24T13:05:00.000Z"
+                     *         },
+                     *         {
+                     *           "leg": 1,
+                     *           "flightNumber": "AF007",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 2447,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 2245,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 202,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 449,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "refund": {
+                     *         "amount": 2447,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "commissionReturned": {
+                     *         "amount": 449,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cancelledAt": "2026-11-24T09:20:00.000Z"
+                     *     } */
                     "application/json": components["schemas"]["PartialCancellation"];
                 };
             };
@@ -3281,6 +4316,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "change": "passenger_cancelled",
+                     *       "reason": "customer_request",
+                     *       "version": 3,
+                     *       "passengers": 1,
+                     *       "flights": [
+                     *         {
+                     *           "leg": 0,
+                     *           "flightNumber": "AF010",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T14:05",
+                     *           "departureAt": "2026-12-24T13:05:00.000Z"
+                     *         },
+                     *         {
+                     *           "leg": 1,
+                     *           "flightNumber": "AF007",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 2447,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 2245,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 202,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 449,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "refund": {
+                     *         "amount": 2447,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "commissionReturned": {
+                     *         "amount": 449,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "cancelledAt": "2026-11-24T09:20:00.000Z"
+                     *     } */
                     "application/json": components["schemas"]["PartialCancellation"];
                 };
             };
@@ -3618,6 +4709,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "claimsOpened": [
+                     *         {
+                     *           "claimNumber": "CLM-00000042",
+                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "status": "opened",
+                     *           "reason": "delay",
+                     *           "event": "delayed",
+                     *           "flightNumber": "AF006",
+                     *           "operatingFlightNumber": null,
+                     *           "departureDate": "2026-12-24",
+                     *           "delayMinutes": 195,
+                     *           "compensation": {
+                     *             "amount": 10000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "openedAt": "2026-12-24T21:05:00.000Z",
+                     *           "paidAt": null,
+                     *           "evidence": {
+                     *             "source": "partner_report",
+                     *             "provider": null,
+                     *             "providerFlightId": null,
+                     *             "scheduledDeparture": null,
+                     *             "actualDeparture": null,
+                     *             "scheduledArrival": null,
+                     *             "actualArrival": null,
+                     *             "divertedTo": null,
+                     *             "delayMinutes": 195,
+                     *             "rule": {
+                     *               "trigger": "delay_tier",
+                     *               "minDelayMinutes": 180,
+                     *               "amountPerPassenger": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "passengers": 1,
+                     *               "configurationVersion": 1
+                     *             },
+                     *             "decidedAt": "2026-12-24T21:05:00.000Z"
+                     *           }
+                     *         }
+                     *       ]
+                     *     } */
                     "application/json": {
                         /** @description The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s. */
                         claimsOpened: {
@@ -3982,6 +5116,222 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "status": "active",
+                     *       "formula": "delay_and_cancellation",
+                     *       "passengers": 1,
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 1296,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 1189,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 107,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 238,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "compensation": {
+                     *         "delay": [
+                     *           {
+                     *             "minDelayMinutes": 120,
+                     *             "amount": {
+                     *               "amount": 5000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           {
+                     *             "minDelayMinutes": 180,
+                     *             "amount": {
+                     *               "amount": 10000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cancellation": {
+                     *           "amount": 15000,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "configurationVersion": 1,
+                     *       "agreementVersion": 1,
+                     *       "modelVersion": "v2-2008q1",
+                     *       "booking": {
+                     *         "reference": "ABC123"
+                     *       },
+                     *       "flights": [
+                     *         {
+                     *           "leg": 0,
+                     *           "flightNumber": "AF010",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T14:05",
+                     *           "departureAt": "2026-12-24T13:05:00.000Z",
+                     *           "flightStatus": {
+                     *             "state": "scheduled",
+                     *             "lastCheckedAt": null,
+                     *             "decidedAt": null,
+                     *             "outcome": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 4,
+                     *       "consent": {
+                     *         "acceptedAt": "2026-11-24T09:25:00.000Z",
+                     *         "documentsVersion": 1,
+                     *         "channel": "web"
+                     *       },
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "customer": {
+                     *         "firstName": "Camille",
+                     *         "lastName": "Martin",
+                     *         "email": "camille@example.com",
+                     *         "phone": "+33612345678",
+                     *         "language": "fr"
+                     *       },
+                     *       "cancellation": null,
+                     *       "claims": [],
+                     *       "versions": [
+                     *         {
+                     *           "version": 1,
+                     *           "change": "subscribed",
+                     *           "at": "2026-11-24T09:30:00.000Z",
+                     *           "passengers": 2,
+                     *           "flights": [
+                     *             {
+                     *               "leg": 0,
+                     *               "flightNumber": "AF006",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "CDG",
+                     *               "arrivalAirport": "JFK",
+                     *               "departureDateTime": "2026-12-24T10:30"
+                     *             },
+                     *             {
+                     *               "leg": 1,
+                     *               "flightNumber": "AF007",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "JFK",
+                     *               "arrivalAirport": "CDG",
+                     *               "departureDateTime": "2027-01-03T18:00"
+                     *             }
+                     *           ],
+                     *           "premium": {
+                     *             "amount": 4528,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "difference": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "modelVersion": "v2-2008q1",
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "version": 2,
+                     *           "change": "flight_changed",
+                     *           "at": "2026-11-24T09:40:00.000Z",
+                     *           "passengers": 2,
+                     *           "flights": [
+                     *             {
+                     *               "leg": 0,
+                     *               "flightNumber": "AF010",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "CDG",
+                     *               "arrivalAirport": "JFK",
+                     *               "departureDateTime": "2026-12-24T14:05"
+                     *             },
+                     *             {
+                     *               "leg": 1,
+                     *               "flightNumber": "AF007",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "JFK",
+                     *               "arrivalAirport": "CDG",
+                     *               "departureDateTime": "2027-01-03T18:00"
+                     *             }
+                     *           ],
+                     *           "premium": {
+                     *             "amount": 4894,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "difference": {
+                     *             "amount": 366,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "modelVersion": "v2-2008q1",
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "version": 3,
+                     *           "change": "passenger_cancelled",
+                     *           "at": "2026-11-24T09:45:00.000Z",
+                     *           "passengers": 1,
+                     *           "flights": [
+                     *             {
+                     *               "leg": 0,
+                     *               "flightNumber": "AF010",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "CDG",
+                     *               "arrivalAirport": "JFK",
+                     *               "departureDateTime": "2026-12-24T14:05"
+                     *             },
+                     *             {
+                     *               "leg": 1,
+                     *               "flightNumber": "AF007",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "JFK",
+                     *               "arrivalAirport": "CDG",
+                     *               "departureDateTime": "2027-01-03T18:00"
+                     *             }
+                     *           ],
+                     *           "premium": {
+                     *             "amount": 2447,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "difference": {
+                     *             "amount": -2447,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "modelVersion": "v2-2008q1",
+                     *           "reason": "customer_request"
+                     *         },
+                     *         {
+                     *           "version": 4,
+                     *           "change": "leg_cancelled",
+                     *           "at": "2026-11-24T09:50:00.000Z",
+                     *           "passengers": 1,
+                     *           "flights": [
+                     *             {
+                     *               "leg": 0,
+                     *               "flightNumber": "AF010",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "CDG",
+                     *               "arrivalAirport": "JFK",
+                     *               "departureDateTime": "2026-12-24T14:05"
+                     *             }
+                     *           ],
+                     *           "premium": {
+                     *             "amount": 1296,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "difference": {
+                     *             "amount": -1151,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "modelVersion": "v2-2008q1",
+                     *           "reason": "ticket_cancelled"
+                     *         }
+                     *       ]
+                     *     } */
                     "application/json": {
                         contractNumber: string;
                         /** @enum {string} */
@@ -4490,6 +5840,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "changed": [
+                     *         "phone"
+                     *       ]
+                     *     } */
                     "application/json": {
                         contractNumber: string;
                         changed: ("phone" | "email" | "language")[];
@@ -4843,6 +6199,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "version": 1,
+                     *       "changeReference": "fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw",
+                     *       "expiresAt": "2026-11-24T09:50:00.000Z",
+                     *       "flights": [
+                     *         {
+                     *           "leg": 0,
+                     *           "flightNumber": "AF010",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T14:05",
+                     *           "departureAt": "2026-12-24T13:05:00.000Z"
+                     *         },
+                     *         {
+                     *           "leg": 1,
+                     *           "flightNumber": "AF007",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "premium": {
+                     *         "before": {
+                     *           "total": {
+                     *             "amount": 4528,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "net": {
+                     *             "amount": 4154,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "tax": {
+                     *             "amount": 374,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "commission": {
+                     *             "amount": 830,
+                     *             "currency": "EUR"
+                     *           }
+                     *         },
+                     *         "after": {
+                     *           "total": {
+                     *             "amount": 4894,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "net": {
+                     *             "amount": 4490,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "tax": {
+                     *             "amount": 404,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "commission": {
+                     *             "amount": 898,
+                     *             "currency": "EUR"
+                     *           }
+                     *         }
+                     *       },
+                     *       "difference": {
+                     *         "amount": 366,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "outcome": "charge",
+                     *       "modelVersion": "v2-2008q1"
+                     *     } */
                     "application/json": components["schemas"]["FlightChangePreview"];
                 };
             };
@@ -5157,6 +6585,92 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "status": "active",
+                     *       "formula": "delay_and_cancellation",
+                     *       "passengers": 2,
+                     *       "premium": {
+                     *         "total": {
+                     *           "amount": 4894,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "net": {
+                     *           "amount": 4490,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "tax": {
+                     *           "amount": 404,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "commission": {
+                     *           "amount": 898,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "compensation": {
+                     *         "delay": [
+                     *           {
+                     *             "minDelayMinutes": 120,
+                     *             "amount": {
+                     *               "amount": 5000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           {
+                     *             "minDelayMinutes": 180,
+                     *             "amount": {
+                     *               "amount": 10000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cancellation": {
+                     *           "amount": 15000,
+                     *           "currency": "EUR"
+                     *         }
+                     *       },
+                     *       "configurationVersion": 1,
+                     *       "agreementVersion": 1,
+                     *       "modelVersion": "v2-2008q1",
+                     *       "booking": {
+                     *         "reference": "ABC123"
+                     *       },
+                     *       "flights": [
+                     *         {
+                     *           "leg": 0,
+                     *           "flightNumber": "AF010",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "CDG",
+                     *           "arrivalAirport": "JFK",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2026-12-24T14:05",
+                     *           "departureAt": "2026-12-24T13:05:00.000Z"
+                     *         },
+                     *         {
+                     *           "leg": 1,
+                     *           "flightNumber": "AF007",
+                     *           "operatingFlightNumber": null,
+                     *           "departureAirport": "JFK",
+                     *           "arrivalAirport": "CDG",
+                     *           "airline": "AF",
+                     *           "departureDateTime": "2027-01-03T18:00",
+                     *           "departureAt": "2027-01-03T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "version": 2,
+                     *       "consent": {
+                     *         "acceptedAt": "2026-11-24T09:25:00.000Z",
+                     *         "documentsVersion": 1,
+                     *         "channel": "web"
+                     *       },
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "difference": {
+                     *         "amount": 366,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "outcome": "charge"
+                     *     } */
                     "application/json": components["schemas"]["FlightChange"];
                 };
             };
@@ -5468,6 +6982,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "contracts": [
+                     *         {
+                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "status": "active",
+                     *           "formula": "delay_and_cancellation",
+                     *           "passengers": 1,
+                     *           "premium": {
+                     *             "total": {
+                     *               "amount": 1296,
+                     *               "currency": "EUR"
+                     *             },
+                     *             "net": {
+                     *               "amount": 1189,
+                     *               "currency": "EUR"
+                     *             },
+                     *             "tax": {
+                     *               "amount": 107,
+                     *               "currency": "EUR"
+                     *             },
+                     *             "commission": {
+                     *               "amount": 238,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           "compensation": {
+                     *             "delay": [
+                     *               {
+                     *                 "minDelayMinutes": 120,
+                     *                 "amount": {
+                     *                   "amount": 5000,
+                     *                   "currency": "EUR"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "minDelayMinutes": 180,
+                     *                 "amount": {
+                     *                   "amount": 10000,
+                     *                   "currency": "EUR"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "cancellation": {
+                     *               "amount": 15000,
+                     *               "currency": "EUR"
+                     *             }
+                     *           },
+                     *           "configurationVersion": 1,
+                     *           "agreementVersion": 1,
+                     *           "modelVersion": "v2-2008q1",
+                     *           "booking": {
+                     *             "reference": "ABC123"
+                     *           },
+                     *           "flights": [
+                     *             {
+                     *               "leg": 0,
+                     *               "flightNumber": "AF010",
+                     *               "operatingFlightNumber": null,
+                     *               "departureAirport": "CDG",
+                     *               "arrivalAirport": "JFK",
+                     *               "airline": "AF",
+                     *               "departureDateTime": "2026-12-24T14:05",
+                     *               "departureAt": "2026-12-24T13:05:00.000Z"
+                     *             }
+                     *           ],
+                     *           "version": 4,
+                     *           "consent": {
+                     *             "acceptedAt": "2026-11-24T09:25:00.000Z",
+                     *             "documentsVersion": 1,
+                     *             "channel": "web"
+                     *           },
+                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     } */
                     "application/json": {
                         contracts: {
                             contractNumber: string;
@@ -5780,6 +7370,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "messages": [
+                     *         {
+                     *           "to": "+33612345678",
+                     *           "body": "Test Partner (insured by Parasol): your flight AF006 of 24 Dec 2026 arrived 3 h 15 min late. You are paid €100.00. Enter your bank details: https://parasol.example/c/ZVh9dfSOZbmJwJzqgzXKzttjYPLRHhsp3GRVTxwrOCU",
+                     *           "link": "https://parasol.example/c/ZVh9dfSOZbmJwJzqgzXKzttjYPLRHhsp3GRVTxwrOCU",
+                     *           "sentAt": "2026-12-24T21:05:01.000Z"
+                     *         }
+                     *       ]
+                     *     } */
                     "application/json": {
                         messages: {
                             /** @description The customer phone number (E.164). */
@@ -6026,6 +7626,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "claimNumber": "CLM-00000042",
+                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "status": "awaiting_bank_details",
+                     *       "reason": "delay",
+                     *       "event": "delayed",
+                     *       "flightNumber": "AF006",
+                     *       "operatingFlightNumber": null,
+                     *       "departureDate": "2026-12-24",
+                     *       "delayMinutes": 195,
+                     *       "compensation": {
+                     *         "amount": 10000,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "openedAt": "2026-12-24T21:05:00.000Z",
+                     *       "paidAt": null,
+                     *       "evidence": {
+                     *         "source": "partner_report",
+                     *         "provider": null,
+                     *         "providerFlightId": null,
+                     *         "scheduledDeparture": null,
+                     *         "actualDeparture": null,
+                     *         "scheduledArrival": null,
+                     *         "actualArrival": null,
+                     *         "divertedTo": null,
+                     *         "delayMinutes": 195,
+                     *         "rule": {
+                     *           "trigger": "delay_tier",
+                     *           "minDelayMinutes": 180,
+                     *           "amountPerPassenger": {
+                     *             "amount": 10000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "passengers": 1,
+                     *           "configurationVersion": 1
+                     *         },
+                     *         "decidedAt": "2026-12-24T21:05:00.000Z"
+                     *       }
+                     *     } */
                     "application/json": {
                         claimNumber: string;
                         contractNumber: string;
@@ -6353,6 +7992,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "claims": [
+                     *         {
+                     *           "claimNumber": "CLM-00000042",
+                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "status": "awaiting_bank_details",
+                     *           "reason": "delay",
+                     *           "event": "delayed",
+                     *           "flightNumber": "AF006",
+                     *           "operatingFlightNumber": null,
+                     *           "departureDate": "2026-12-24",
+                     *           "delayMinutes": 195,
+                     *           "compensation": {
+                     *             "amount": 10000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "openedAt": "2026-12-24T21:05:00.000Z",
+                     *           "paidAt": null,
+                     *           "evidence": {
+                     *             "source": "partner_report",
+                     *             "provider": null,
+                     *             "providerFlightId": null,
+                     *             "scheduledDeparture": null,
+                     *             "actualDeparture": null,
+                     *             "scheduledArrival": null,
+                     *             "actualArrival": null,
+                     *             "divertedTo": null,
+                     *             "delayMinutes": 195,
+                     *             "rule": {
+                     *               "trigger": "delay_tier",
+                     *               "minDelayMinutes": 180,
+                     *               "amountPerPassenger": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "passengers": 1,
+                     *               "configurationVersion": 1
+                     *             },
+                     *             "decidedAt": "2026-12-24T21:05:00.000Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     } */
                     "application/json": {
                         claims: {
                             claimNumber: string;
@@ -6728,6 +8411,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "claims": [
+                     *         {
+                     *           "claimNumber": "CLM-00000042",
+                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "status": "awaiting_bank_details",
+                     *           "reason": "delay",
+                     *           "event": "delayed",
+                     *           "flightNumber": "AF006",
+                     *           "operatingFlightNumber": null,
+                     *           "departureDate": "2026-12-24",
+                     *           "delayMinutes": 195,
+                     *           "compensation": {
+                     *             "amount": 10000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "openedAt": "2026-12-24T21:05:00.000Z",
+                     *           "paidAt": null,
+                     *           "evidence": {
+                     *             "source": "partner_report",
+                     *             "provider": null,
+                     *             "providerFlightId": null,
+                     *             "scheduledDeparture": null,
+                     *             "actualDeparture": null,
+                     *             "scheduledArrival": null,
+                     *             "actualArrival": null,
+                     *             "divertedTo": null,
+                     *             "delayMinutes": 195,
+                     *             "rule": {
+                     *               "trigger": "delay_tier",
+                     *               "minDelayMinutes": 180,
+                     *               "amountPerPassenger": {
+                     *                 "amount": 10000,
+                     *                 "currency": "EUR"
+                     *               },
+                     *               "passengers": 1,
+                     *               "configurationVersion": 1
+                     *             },
+                     *             "decidedAt": "2026-12-24T21:05:00.000Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     } */
                     "application/json": {
                         claims: {
                             claimNumber: string;
@@ -7077,6 +8804,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "id": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *           "environment": "sandbox",
+                     *           "url": "https://partner.example/parasol/webhooks",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "claim.paid"
+                     *           ],
+                     *           "enabled": true,
+                     *           "pausedReason": null,
+                     *           "pausedAt": null,
+                     *           "createdAt": "2026-11-24T09:15:00.000Z",
+                     *           "updatedAt": "2026-11-24T09:15:00.000Z"
+                     *         }
+                     *       ]
+                     *     } */
                     "application/json": {
                         endpoints: components["schemas"]["WebhookEndpoint"][];
                     };
@@ -7306,6 +9051,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "endpoint": {
+                     *         "id": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *         "environment": "sandbox",
+                     *         "url": "https://partner.example/parasol/webhooks",
+                     *         "description": null,
+                     *         "eventTypes": [
+                     *           "claim.paid"
+                     *         ],
+                     *         "enabled": true,
+                     *         "pausedReason": null,
+                     *         "pausedAt": null,
+                     *         "createdAt": "2026-11-24T09:15:00.000Z",
+                     *         "updatedAt": "2026-11-24T09:15:00.000Z"
+                     *       },
+                     *       "secret": "whsec_IQNnAdNlLB34G6AXMc+4pWgq5o7l9Kny"
+                     *     } */
                     "application/json": {
                         /** @description A URL your events are POSTed to. */
                         endpoint: components["schemas"]["WebhookEndpoint"];
@@ -7590,6 +9352,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "id": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "environment": "sandbox",
+                     *       "url": "https://partner.example/parasol/webhooks",
+                     *       "description": null,
+                     *       "eventTypes": [
+                     *         "claim.paid"
+                     *       ],
+                     *       "enabled": true,
+                     *       "pausedReason": null,
+                     *       "pausedAt": null,
+                     *       "createdAt": "2026-11-24T09:15:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:15:00.000Z"
+                     *     } */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -7825,6 +9601,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "id": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "environment": "sandbox",
+                     *       "url": "https://partner.example/parasol/webhooks",
+                     *       "description": null,
+                     *       "eventTypes": [
+                     *         "claim.paid"
+                     *       ],
+                     *       "enabled": false,
+                     *       "pausedReason": "manual",
+                     *       "pausedAt": "2026-11-24T09:20:00.000Z",
+                     *       "createdAt": "2026-11-24T09:15:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:15:00.000Z"
+                     *     } */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -8118,6 +9908,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "id": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "environment": "sandbox",
+                     *       "url": "https://partner.example/parasol/webhooks",
+                     *       "description": null,
+                     *       "eventTypes": [
+                     *         "claim.paid"
+                     *       ],
+                     *       "enabled": false,
+                     *       "pausedReason": "manual",
+                     *       "pausedAt": "2026-11-24T09:20:00.000Z",
+                     *       "createdAt": "2026-11-24T09:15:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:15:00.000Z"
+                     *     } */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -8397,6 +10201,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "endpoint": {
+                     *         "id": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *         "environment": "sandbox",
+                     *         "url": "https://partner.example/parasol/webhooks",
+                     *         "description": null,
+                     *         "eventTypes": [
+                     *           "claim.paid"
+                     *         ],
+                     *         "enabled": false,
+                     *         "pausedReason": "manual",
+                     *         "pausedAt": "2026-11-24T09:20:00.000Z",
+                     *         "createdAt": "2026-11-24T09:15:00.000Z",
+                     *         "updatedAt": "2026-11-24T09:15:00.000Z"
+                     *       },
+                     *       "secret": "whsec_m8bHcsQcUQeL2/oWBh13Yzvwoz5ngK5W",
+                     *       "previousSecretValidUntil": "2026-11-25T09:20:00.000Z"
+                     *     } */
                     "application/json": {
                         /** @description A URL your events are POSTed to. */
                         endpoint: components["schemas"]["WebhookEndpoint"];
@@ -8683,6 +10505,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "eventId": "msg_LSNhFDYFRhFlSV5McKzpAg",
+                     *       "deliveryId": "9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d"
+                     *     } */
                     "application/json": {
                         eventId: string;
                         /** Format: uuid */
@@ -8993,6 +10819,92 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d",
+                     *           "eventId": "msg_LSNhFDYFRhFlSV5McKzpAg",
+                     *           "eventType": "webhook.test",
+                     *           "endpointId": "3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *           "url": "https://partner.example/parasol/webhooks",
+                     *           "environment": "sandbox",
+                     *           "status": "failed",
+                     *           "attempts": 9,
+                     *           "nextAttemptAt": null,
+                     *           "lastAttemptAt": "2026-11-24T09:20:00.000Z",
+                     *           "lastStatusCode": null,
+                     *           "lastError": "endpoint disabled; last attempt: connect ECONNREFUSED 203.0.113.7:443",
+                     *           "createdAt": "2026-11-24T09:15:00.000Z",
+                     *           "completedAt": "2026-11-24T09:20:00.000Z",
+                     *           "attemptLog": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 52,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 434,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 3,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 996,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 4,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 308,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 5,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 189,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 6,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 106,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 7,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 345,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 8,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 336,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             },
+                     *             {
+                     *               "attempt": 9,
+                     *               "at": "2026-11-24T09:20:00.000Z",
+                     *               "statusCode": null,
+                     *               "durationMs": 333,
+                     *               "error": "connect ECONNREFUSED 203.0.113.7:443"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     } */
                     "application/json": {
                         deliveries: components["schemas"]["WebhookDelivery"][];
                         nextCursor: string | null;
@@ -9231,6 +11143,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "deliveryId": "c4a1e8f2-7d3b-4e96-8a15-2f6b9d0c7e31",
+                     *       "eventId": "msg_LSNhFDYFRhFlSV5McKzpAg",
+                     *       "attempt": 10
+                     *     } */
                     "application/json": {
                         /** Format: uuid */
                         deliveryId: string;
