@@ -19,8 +19,10 @@ import { flightsView, type ContractView } from './subscribe.ts';
  * cancelling a leg gives back that leg's share for every passenger. A full cancellation stays POST /cancel.
  *
  * Rules (docs/contracts.md): passengers, while no insured flight has departed and no claim exists (a
- * flown leg's compensation is per passenger: the insured passengers of a flown leg never change);
- * a leg, before its departure and while it has no claim, and only when another leg stays. The preview
+ * flown leg's compensation is per passenger: the insured passengers of a flown leg never change; a
+ * claim the insurer voided because the flight data was wrong does not count: contracts-repo's
+ * hasClaims); a leg, before its departure and while it has no claim at all (voided or not: the claim
+ * keeps its leg), and only when another leg stays. The preview
  * computes exactly what the confirmation does, in a transaction rolled back.
  */
 export interface PartialCancellationRequest {
@@ -259,8 +261,13 @@ async function legLeaving(
       `Flight ${leg.flight_number} of leg ${legIndex} departed at ${leg.departure_at.toISOString()}: it can no longer be cancelled.`,
     );
   }
-  if ((await contracts.cancellationBarredLegIds(db, [leg.id])).length) {
-    throw new DomainError('contract_not_cancellable', `Leg ${legIndex} has a claim: it can no longer be cancelled.`);
+  // any claim, voided or not (for wrong flight data too): the claim keeps its leg (as a flight change,
+  // change-flight's checkLegs), and the insurer's record of the void stays on the contract
+  if ((await contracts.claimedLegIds(db, [leg.id])).length) {
+    throw new DomainError(
+      'contract_not_cancellable',
+      `Leg ${legIndex} has a claim (voided or not): it stays on the contract and can no longer be cancelled.`,
+    );
   }
   return {
     legIds: [leg.id],

@@ -202,13 +202,14 @@ export async function findLegs(db: Executor, contractId: string): Promise<LegRow
 }
 
 /**
- * The claims that keep a contract, or some of its legs, from being cancelled for its premium: every
- * claim but one the insurer voided because the flight data was wrong (its leg's `claim_void_cause`
+ * The claims that keep a contract from being cancelled (/cancel) or its passengers from leaving it
+ * (a partial cancellation): every claim but one the insurer voided because the flight data was wrong (its leg's `claim_void_cause`
  * `flight_data`, as long as no later claim of the leg was voided for another cause). Such a claim told
  * of an event that did not happen and paid nothing (a void is refused once its payout is instructed):
  * the contract is refunded or compensated, never both, and it was not compensated. A claim voided for
  * another cause (fraud, sanctions, a duplicate) still counts, as does the new claim an operator's event
- * opened on the leg afterwards.
+ * opened on the leg afterwards. A leg with any claim, voided or not, never leaves its contract
+ * (claimedLegIds): the claim keeps its leg.
  */
 const cancellationBarringClaims = (db: Executor) =>
   db
@@ -309,16 +310,9 @@ export async function deleteLegs(db: Executor, contractId: string, legIds: strin
   await db.deleteFrom('contract_legs').where('contract_id', '=', contractId).where('id', 'in', legIds).execute();
 }
 
-/** Claims on these legs, any status. */
+/** The legs among `legIds` with a claim, any status (voided too): such a leg never leaves its contract. */
 export async function claimedLegIds(db: Executor, legIds: string[]): Promise<string[]> {
   if (legIds.length === 0) return [];
   const rows = await db.selectFrom('claims').select('leg_id').where('leg_id', 'in', legIds).execute();
-  return rows.map((r) => r.leg_id);
-}
-
-/** The legs among `legIds` whose claim bars their cancellation (cancellationBarringClaims). */
-export async function cancellationBarredLegIds(db: Executor, legIds: string[]): Promise<string[]> {
-  if (legIds.length === 0) return [];
-  const rows = await cancellationBarringClaims(db).where('cl.leg_id', 'in', legIds).execute();
   return rows.map((r) => r.leg_id);
 }

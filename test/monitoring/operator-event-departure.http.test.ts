@@ -122,25 +122,31 @@ describe('operator flight events before and after departure (production)', () =>
     assert.equal(read.claims.length, 1, 'only the voided claim');
   });
 
+  /** A contract whose flight an operator stated cancelled ahead, and the claim desk's void of its claim. */
+  const voidedAhead = async (
+    flightNumber: string,
+    cause: 'flight_data' | 'other',
+    options: { returnFlight?: string; passengers?: number } = {},
+  ) => {
+    const c = await insureFlight(t.app, p, { flightNumber, ...options });
+    const reported = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(reported.status, 200, JSON.stringify(reported.body));
+    const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+    const voided = await runCliOn(
+      t,
+      ['--json', 'claims', 'void', claimNumber, '--reason', 'checked with the airline', '--cause', cause],
+      { actor: 'operator:claim-desk' },
+    );
+    assert.equal(voided.code, 0, voided.err);
+    return c;
+  };
+
   it('a contract whose claim was voided ahead: cancellable for its full premium when the flight data was wrong, not for another cause', async () => {
-    const voidedAhead = async (flightNumber: string, cause: 'flight_data' | 'other') => {
-      const c = await insureFlight(t.app, p, { flightNumber });
-      const reported = await post(
-        t.app,
-        `${FLIGHT}/claims`,
-        { flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-        operator,
-      );
-      assert.equal(reported.status, 200, JSON.stringify(reported.body));
-      const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
-      const voided = await runCliOn(
-        t,
-        ['--json', 'claims', 'void', claimNumber, '--reason', 'checked with the airline', '--cause', cause],
-        { actor: 'operator:claim-desk' },
-      );
-      assert.equal(voided.code, 0, voided.err);
-      return c;
-    };
     const cancel = (contractNumber: string) =>
       post(t.app, `${FLIGHT}/cancel`, { contractNumber, reason: 'customer_request' }, p.auth);
 
@@ -153,14 +159,14 @@ describe('operator flight events before and after departure (production)', () =>
     assert.deepEqual(cancelled.body.refund, premium, 'the full premium');
     assert.deepEqual((await cancel(wrongData.contractNumber)).body, cancelled.body, 'the same answer again');
     // the flight's true outcome, reported afterwards, opens nothing on the cancelled contract
-    const delayed = await post(
+    const reportedAgain = await post(
       t.app,
       `${FLIGHT}/claims`,
       { flightNumber: 'AF7131', departureDate: wrongData.departureDate, status: 'cancelled' },
       operator,
     );
-    assert.equal(delayed.status, 200, JSON.stringify(delayed.body));
-    assert.deepEqual(delayed.body.claimsOpened, []);
+    assert.equal(reportedAgain.status, 200, JSON.stringify(reportedAgain.body));
+    assert.deepEqual(reportedAgain.body.claimsOpened, []);
 
     // a claim voided for another cause (fraud, a duplicate) still bars the refund
     const other = await voidedAhead('AF7132', 'other');
@@ -169,6 +175,49 @@ describe('operator flight events before and after departure (production)', () =>
     assert.equal(refused.body.code, 'contract_not_cancellable');
     assert.match(refused.body.detail, /has a claim/);
     assert.equal((await contractOf(p, other.contractNumber)).status, 'active');
+  });
+
+  it('a partial cancellation: the leg of a claim voided for wrong flight data stays (409, no 500); its passengers may leave', async () => {
+    const c = await voidedAhead('AF7133', 'flight_data', { returnFlight: 'AF7134', passengers: 3 });
+    const partial = (path: string, body: Record<string, unknown>) =>
+      post(t.app, `${FLIGHT}/contracts/${c.contractNumber}/${path}`, { reason: 'customer_request', ...body }, p.auth);
+    const before = await contractOf(p, c.contractNumber);
+
+    // the leg keeps its claim, voided or not: removing it would take the claim's leg away
+    for (const path of ['partial-cancellation/preview', 'partial-cancellation']) {
+      const refused = await partial(path, { leg: 0 });
+      assert.equal(refused.status, 409, `${path}: ${JSON.stringify(refused.body)}`);
+      assert.equal(refused.body.code, 'contract_not_cancellable');
+      assert.match(refused.body.detail, /Leg 0 has a claim \(voided or not\)/);
+    }
+    // the other leg, without a claim, may leave
+    const preview = await partial('partial-cancellation/preview', { leg: 1 });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.equal(preview.body.flights.length, 1);
+
+    // passengers leave: every leg, the voided claim's too, stays with fewer passengers insured
+    const left = await partial('partial-cancellation', { passengers: 1, contractVersion: before.version });
+    assert.equal(left.status, 200, JSON.stringify(left.body));
+    assert.equal(left.body.change, 'passenger_cancelled');
+    assert.equal(left.body.passengers, 2);
+    assert.equal(left.body.flights.length, 2);
+    assert.ok(left.body.refund.amount > 0, 'the share of the passenger who left');
+    const after = await contractOf(p, c.contractNumber);
+    assert.equal(after.status, 'active');
+    assert.equal(after.passengers, 2);
+    assert.equal(after.claims.length, 1, 'the voided claim stays on the contract');
+    assert.equal(after.claims[0].status, 'voided');
+
+    // a claim voided for another cause bars passengers leaving as it bars /cancel
+    const other = await voidedAhead('AF7135', 'other', { passengers: 2 });
+    const refused = await post(
+      t.app,
+      `${FLIGHT}/contracts/${other.contractNumber}/partial-cancellation`,
+      { reason: 'customer_request', passengers: 1 },
+      p.auth,
+    );
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'contract_not_cancellable');
   });
 
   it('a cancellation paid ahead completes the contract; a delay on its flight is still refused before departure', async () => {
