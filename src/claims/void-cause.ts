@@ -26,8 +26,11 @@ import { checkVoidCause } from './model.ts';
  * exist. Either way it is refused: to withdraw the replacement, void it (with its own cause).
  * `cause` is required: anything but `flight_data` or `other` is 422 `validation_failed` (`/cause`).
  *
- * Refused `contract_cancelled` when the claim's contract is cancelled: the opener never reads a
- * cancelled contract's legs, so the cause would decide nothing.
+ * Refused `contract_cancelled` when the claim's contract is cancelled: a contract with a voided claim
+ * is cancelled only when the void's cause was `flight_data` (flight/contracts-repo's hasClaims), and
+ * the premium was refunded on that cause. A correction would not take the refund back (and the opener
+ * never reads a cancelled contract's legs): a fraud found afterwards is the claim desk's to pursue
+ * (recovering the refund outside Parasol), not a change of the cause.
  *
  * Locks as the void does (the claim, then its contract and leg: `lockLegOfVoidedClaim`): an opening
  * on the leg that share-locked them first commits first and is seen (refused `claim_replaced`). An
@@ -59,7 +62,7 @@ export async function correctVoidCause(
     if (leg.contractStatus === 'cancelled')
       throw refuseDeskAction(
         'contract_cancelled',
-        `Claim ${claim.claim_number}: its contract ${claim.contract_number} is cancelled; no flight event opens its legs a claim, so the void's cause decides nothing.`,
+        `Claim ${claim.claim_number}: its contract ${claim.contract_number} is cancelled and its premium refunded${leg.cause === 'flight_data' ? ', as the void for wrong flight data allowed' : ''}; correcting the cause would not take the refund back. A fraud found since is for the claim desk to recover outside Parasol.`,
       );
     if (leg.replacedBy)
       throw refuseDeskAction(

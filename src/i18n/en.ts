@@ -385,7 +385,7 @@ export const en = {
     leftOutNotBic: 'Not the BIC: open the claim',
     voidCause: 'Why',
     voidCauseFlightData:
-      'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim',
+      'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim, and before its first departure the partner may cancel the contract for its full premium',
     voidCauseOther: 'Anything else (fraud, sanctions, a duplicate…): the flight never gets another claim',
     voided: 'Voided',
     voidedFor: (flightData) =>

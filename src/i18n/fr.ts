@@ -396,7 +396,7 @@ export const fr = {
     leftOutNotBic: 'Pas le BIC\u202f: ouvrez le sinistre',
     voidCause: 'Pourquoi',
     voidCauseFlightData:
-      'Les données de vol qui l’ont ouvert étaient fausses\u202f: enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol',
+      'Les données de vol qui l’ont ouvert étaient fausses\u202f: enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol, et avant son premier départ le partenaire peut résilier le contrat contre le remboursement de toute la prime',
     voidCauseOther: 'Autre chose (fraude, sanctions, doublon…)\u202f: ce vol n’aura jamais d’autre sinistre',
     voided: 'Annulé',
     voidedFor: (flightData) =>

@@ -197,20 +197,22 @@ describe('the claim desk corrects a void’s cause', () => {
   });
 
   it('a voided claim on a cancelled contract: its cause is not corrected (contract_cancelled), nothing changes', async () => {
-    const { claimNumber } = await voidedClaim('other');
-    // the opener never reads a cancelled contract's legs (the state set here: cancelling through the API
-    // is refused once a claim exists)
-    const { contract_id: contractId } = await t.db
-      .selectFrom('claims')
-      .select('contract_id')
-      .where('claim_number', '=', claimNumber)
-      .executeTakeFirstOrThrow();
-    await t.db.updateTable('contracts').set({ status: 'cancelled' }).where('id', '=', contractId).execute();
-    const refused = await cli('claims', 'void-cause', claimNumber, '--cause', 'flight_data', '--reason', REASON);
+    // voided for wrong flight data, the partner cancelled the contract for its full premium
+    const { c, claimNumber } = await voidedClaim('flight_data');
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: c.contractNumber, reason: 'customer_request' },
+      partner.auth,
+    );
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    // a fraud found afterwards: the refund stands, the cause is not turned into `other`
+    const refused = await cli('claims', 'void-cause', claimNumber, '--cause', 'other', '--reason', REASON);
     assert.equal(refused.code, 1, 'refused');
     assert.equal(codeOf(refused), 'contract_cancelled');
-    assert.match(refused.err, /cancelled/);
-    assert.equal((await legOf(claimNumber)).claim_void_cause, 'other', 'nothing changed');
+    assert.match(refused.err, /premium refunded, as the void for wrong flight data allowed/);
+    assert.match(refused.err, /claim desk to recover/);
+    assert.equal((await legOf(claimNumber)).claim_void_cause, 'flight_data', 'nothing changed');
     assert.equal((await corrections(claimNumber)).length, 0, 'nothing audited');
   });
 
