@@ -2,12 +2,15 @@
  * The example answer of each contract and claim operation of the Flight Delay API's OpenAPI document (its 2xx), by
  * operationId: what the API answered to the documented requests (the story of
  * test/http/openapi-examples.http.test.ts, on 2026-11-24), with the identifiers of the documented
- * requests. That test checks that every operation's success has an example valid against its schema.
+ * requests; the claims are another contract's (FD-4H8N-2WRP, on AF006), as the contract shown has none.
+ * Nothing is a real run's: the signed references carry placeholder ids (11111111-…, 22222222-…) and
+ * an example tag, the SMS link an example token. openapi-contract.http.test.ts checks that every
+ * operation's success has an example valid against its schema.
  */
 export const RESPONSE_EXAMPLES = {
   getPrice: {
     quoteReference:
-      'q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr',
+      'q3.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiMjIyMjIyMjItMjIyMi00MjIyLTgyMjItMjIyMjIyMjIyMjIyIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.example-tag-not-signed.example-quote-id',
     expiresAt: '2026-11-25T09:20:00.000Z',
     formula: 'delay_and_cancellation',
     passengers: 2,
@@ -1101,7 +1104,7 @@ export const RESPONSE_EXAMPLES = {
     claimsOpened: [
       {
         claimNumber: 'CLM-00000042',
-        contractNumber: 'FD-7K3M-9QXT',
+        contractNumber: 'FD-4H8N-2WRP',
         status: 'opened',
         reason: 'delay',
         event: 'delayed',
@@ -1364,7 +1367,7 @@ export const RESPONSE_EXAMPLES = {
     contractNumber: 'FD-7K3M-9QXT',
     version: 1,
     changeReference:
-      'fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw',
+      'fc1.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.example-tag-not-signed',
     expiresAt: '2026-11-24T09:50:00.000Z',
     flights: [
       {
@@ -1599,15 +1602,15 @@ export const RESPONSE_EXAMPLES = {
     messages: [
       {
         to: '+33612345678',
-        body: 'Test Partner (insured by Parasol): your flight AF006 of 24 Dec 2026 arrived 3 h 15 min late. You are paid €100.00. Enter your bank details: https://parasol.example/c/ZVh9dfSOZbmJwJzqgzXKzttjYPLRHhsp3GRVTxwrOCU',
-        link: 'https://parasol.example/c/ZVh9dfSOZbmJwJzqgzXKzttjYPLRHhsp3GRVTxwrOCU',
+        body: 'Test Partner (insured by Parasol): your flight AF006 of 24 Dec 2026 arrived 3 h 15 min late. You are paid €100.00. Enter your bank details: https://parasol.example/c/EXAMPLE-link-token-not-a-real-one-EXAMPLE00',
+        link: 'https://parasol.example/c/EXAMPLE-link-token-not-a-real-one-EXAMPLE00',
         sentAt: '2026-12-24T21:05:01.000Z',
       },
     ],
   },
   getClaim: {
     claimNumber: 'CLM-00000042',
-    contractNumber: 'FD-7K3M-9QXT',
+    contractNumber: 'FD-4H8N-2WRP',
     status: 'awaiting_bank_details',
     reason: 'delay',
     event: 'delayed',
@@ -1648,7 +1651,7 @@ export const RESPONSE_EXAMPLES = {
     claims: [
       {
         claimNumber: 'CLM-00000042',
-        contractNumber: 'FD-7K3M-9QXT',
+        contractNumber: 'FD-4H8N-2WRP',
         status: 'awaiting_bank_details',
         reason: 'delay',
         event: 'delayed',

@@ -488,7 +488,7 @@ export const SubscribeRequest = Type.Object(
     examples: [
       {
         quoteReference:
-          'q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr',
+          'q3.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiMjIyMjIyMjItMjIyMi00MjIyLTgyMjItMjIyMjIyMjIyMjIyIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.example-tag-not-signed.example-quote-id',
         customer: {
           firstName: 'Camille',
           lastName: 'Martin',
@@ -1192,7 +1192,7 @@ export const FlightChangeConfirmRequest = Type.Object(
     examples: [
       {
         changeReference:
-          'fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw',
+          'fc1.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.example-tag-not-signed',
       },
     ],
   },

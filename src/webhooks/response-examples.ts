@@ -2,7 +2,9 @@
  * The example answer of each webhook operation of the Flight Delay API's OpenAPI document (its 2xx), by
  * operationId: what the API answered to the documented requests (the story of
  * test/http/openapi-examples.http.test.ts, on 2026-11-24), with the identifiers of the documented
- * requests. That test checks that every operation's success has an example valid against its schema.
+ * requests; the secrets are obviously fake (`whsec_EXAMPLE…`), of a real secret's length.
+ * openapi-contract.http.test.ts checks that every operation's success has an example valid against
+ * its schema.
  */
 export const WEBHOOK_RESPONSE_EXAMPLES = {
   listWebhookEndpoints: {
@@ -34,7 +36,7 @@ export const WEBHOOK_RESPONSE_EXAMPLES = {
       createdAt: '2026-11-24T09:15:00.000Z',
       updatedAt: '2026-11-24T09:15:00.000Z',
     },
-    secret: 'whsec_IQNnAdNlLB34G6AXMc+4pWgq5o7l9Kny',
+    secret: 'whsec_EXAMPLEsecretNotARealOneEXAMPLE1',
   },
   getWebhookEndpoint: {
     id: '3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f',
@@ -85,7 +87,7 @@ export const WEBHOOK_RESPONSE_EXAMPLES = {
       createdAt: '2026-11-24T09:15:00.000Z',
       updatedAt: '2026-11-24T09:15:00.000Z',
     },
-    secret: 'whsec_m8bHcsQcUQeL2/oWBh13Yzvwoz5ngK5W',
+    secret: 'whsec_EXAMPLEsecretNotARealOneEXAMPLE2',
     previousSecretValidUntil: '2026-11-25T09:20:00.000Z',
   },
   sendWebhookTest: {
