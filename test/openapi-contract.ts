@@ -27,6 +27,13 @@ export class OpenApiContract {
     return doc;
   }
 
+  /** The document of `prefix`, as load() read it. */
+  document(prefix: string): any {
+    const doc = this.docs.get(prefix);
+    assert.ok(doc, `document of ${prefix} loaded`);
+    return doc;
+  }
+
   /** The operation of `method url` in the document of `prefix`, with its path template. */
   private operation(prefix: string, method: string, url: string): { template: string; op: any; method?: string } {
     const doc = this.docs.get(prefix);
