@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Preview cancelling passengers or one leg: the refund, before confirming
-         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). A claim the insurer voided because the flight data was wrong does not count, for passengers or a leg. To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. Passengers may leave despite a claim the insurer voided because the flight data was wrong (it does not count, as for POST /cancel). A leg: before its departure, while it has no claim at all (voided for whatever cause: the claim keeps its leg), and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
          */
         post: operations["previewPartialCancellation"];
         delete?: never;
@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel passengers or one leg of a contract, with the refund of their share
-         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). A claim the insurer voided because the flight data was wrong does not count, for passengers or a leg. To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. Passengers may leave despite a claim the insurer voided because the flight data was wrong (it does not count, as for POST /cancel). A leg: before its departure, while it has no claim at all (voided for whatever cause: the claim keeps its leg), and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
          */
         post: operations["cancelPartially"];
         delete?: never;
@@ -1440,7 +1440,7 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "quoteReference": "q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr",
+                     *       "quoteReference": "q3.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiMjIyMjIyMjItMjIyMi00MjIyLTgyMjItMjIyMjIyMjIyMjIyIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.example-tag-not-signed.example-quote-id",
                      *       "expiresAt": "2026-11-25T09:20:00.000Z",
                      *       "formula": "delay_and_cancellation",
                      *       "passengers": 2,
@@ -3097,7 +3097,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {
-                 *       "quoteReference": "q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr",
+                 *       "quoteReference": "q3.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiMjIyMjIyMjItMjIyMi00MjIyLTgyMjItMjIyMjIyMjIyMjIyIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.example-tag-not-signed.example-quote-id",
                  *       "customer": {
                  *         "firstName": "Camille",
                  *         "lastName": "Martin",
@@ -4713,7 +4713,7 @@ export interface operations {
                      *       "claimsOpened": [
                      *         {
                      *           "claimNumber": "CLM-00000042",
-                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "contractNumber": "FD-4H8N-2WRP",
                      *           "status": "opened",
                      *           "reason": "delay",
                      *           "event": "delayed",
@@ -6202,7 +6202,7 @@ export interface operations {
                     /** @example {
                      *       "contractNumber": "FD-7K3M-9QXT",
                      *       "version": 1,
-                     *       "changeReference": "fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw",
+                     *       "changeReference": "fc1.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.example-tag-not-signed",
                      *       "expiresAt": "2026-11-24T09:50:00.000Z",
                      *       "flights": [
                      *         {
@@ -6566,7 +6566,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {
-                 *       "changeReference": "fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw"
+                 *       "changeReference": "fc1.WyIxMTExMTExMS0xMTExLTQxMTEtODExMS0xMTExMTExMTExMTEiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.example-tag-not-signed"
                  *     } */
                 "application/json": {
                     changeReference: string;
@@ -7374,8 +7374,8 @@ export interface operations {
                      *       "messages": [
                      *         {
                      *           "to": "+33612345678",
-                     *           "body": "Test Partner (insured by Parasol): your flight AF006 of 24 Dec 2026 arrived 3 h 15 min late. You are paid €100.00. Enter your bank details: https://parasol.example/c/ZVh9dfSOZbmJwJzqgzXKzttjYPLRHhsp3GRVTxwrOCU",
-                     *           "link": "https://parasol.example/c/ZVh9dfSOZbmJwJzqgzXKzttjYPLRHhsp3GRVTxwrOCU",
+                     *           "body": "Test Partner (insured by Parasol): your flight AF006 of 24 Dec 2026 arrived 3 h 15 min late. You are paid €100.00. Enter your bank details: https://parasol.example/c/EXAMPLE-link-token-not-a-real-one-EXAMPLE00",
+                     *           "link": "https://parasol.example/c/EXAMPLE-link-token-not-a-real-one-EXAMPLE00",
                      *           "sentAt": "2026-12-24T21:05:01.000Z"
                      *         }
                      *       ]
@@ -7628,7 +7628,7 @@ export interface operations {
                 content: {
                     /** @example {
                      *       "claimNumber": "CLM-00000042",
-                     *       "contractNumber": "FD-7K3M-9QXT",
+                     *       "contractNumber": "FD-4H8N-2WRP",
                      *       "status": "awaiting_bank_details",
                      *       "reason": "delay",
                      *       "event": "delayed",
@@ -7996,7 +7996,7 @@ export interface operations {
                      *       "claims": [
                      *         {
                      *           "claimNumber": "CLM-00000042",
-                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "contractNumber": "FD-4H8N-2WRP",
                      *           "status": "awaiting_bank_details",
                      *           "reason": "delay",
                      *           "event": "delayed",
@@ -8415,7 +8415,7 @@ export interface operations {
                      *       "claims": [
                      *         {
                      *           "claimNumber": "CLM-00000042",
-                     *           "contractNumber": "FD-7K3M-9QXT",
+                     *           "contractNumber": "FD-4H8N-2WRP",
                      *           "status": "awaiting_bank_details",
                      *           "reason": "delay",
                      *           "event": "delayed",
@@ -9066,7 +9066,7 @@ export interface operations {
                      *         "createdAt": "2026-11-24T09:15:00.000Z",
                      *         "updatedAt": "2026-11-24T09:15:00.000Z"
                      *       },
-                     *       "secret": "whsec_IQNnAdNlLB34G6AXMc+4pWgq5o7l9Kny"
+                     *       "secret": "whsec_EXAMPLEsecretNotARealOneEXAMPLE1"
                      *     } */
                     "application/json": {
                         /** @description A URL your events are POSTed to. */
@@ -10216,7 +10216,7 @@ export interface operations {
                      *         "createdAt": "2026-11-24T09:15:00.000Z",
                      *         "updatedAt": "2026-11-24T09:15:00.000Z"
                      *       },
-                     *       "secret": "whsec_m8bHcsQcUQeL2/oWBh13Yzvwoz5ngK5W",
+                     *       "secret": "whsec_EXAMPLEsecretNotARealOneEXAMPLE2",
                      *       "previousSecretValidUntil": "2026-11-25T09:20:00.000Z"
                      *     } */
                     "application/json": {
