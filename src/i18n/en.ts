@@ -425,13 +425,27 @@ export const en = {
     resumeSales: 'Resume sales',
     suspendSales: 'Suspend sales',
     suspendHelp:
-      'Name an airline, an airport (either end of the leg), a route, or all three of airline, route and local departure for one flight. The period covers departures (ISO 8601 instants with their offset, e.g. 2026-12-03T00:00Z).',
+      'Name an airline, an airport (either end of the leg), a route, or all three of airline, route and local departure for one flight. The period covers departures (ISO 8601 instants with their offset, e.g. 2026-12-03T00:00Z); leave Until empty for a stop-sale in force until sales are resumed.',
     airline: 'Airline',
     airport: 'Airport',
     routeFrom: 'Route from',
     routeTo: 'Route to',
     oneFlightDeparture: 'One flight: local departure',
     resumeConfirm: (scope: string) => `Resume sales for ${scope}?`,
+    departingFrom: 'Departing from (local date)',
+    departingUntil: 'Departing until (local date)',
+    perCurrency:
+      'One line per flight: contracts in two currencies on one flight are two totals, each against the cap of its currency (never converted); the line is ranked by the higher share.',
+    untilResumed: 'until resumed',
+    showStopSales: 'Show',
+    stopSaleStates: {
+      current: 'in force now',
+      future: 'starting later',
+      past: 'ended or resumed',
+      inForce: 'in force now or later',
+      all: 'all',
+    },
+    state: 'State',
   },
   riskModels: {
     title: 'Risk models',

@@ -437,13 +437,27 @@ export const fr = {
     resumeSales: 'Reprendre les ventes',
     suspendSales: 'Suspendre les ventes',
     suspendHelp:
-      'Nommez une compagnie, un aéroport (à l’un ou l’autre bout du trajet), une route, ou les trois (compagnie, route et départ local) pour un vol. La période porte sur les départs (instants ISO 8601 avec leur décalage, p. ex. 2026-12-03T00:00Z).',
+      'Nommez une compagnie, un aéroport (à l’un ou l’autre bout du trajet), une route, ou les trois (compagnie, route et départ local) pour un vol. La période porte sur les départs (instants ISO 8601 avec leur décalage, p. ex. 2026-12-03T00:00Z)\u202f; laissez Jusqu’au vide pour un arrêt en vigueur jusqu’à la reprise des ventes.',
     airline: 'Compagnie',
     airport: 'Aéroport',
     routeFrom: 'Route depuis',
     routeTo: 'Route vers',
     oneFlightDeparture: 'Un vol\u202f: départ local',
     resumeConfirm: (scope: string) => `Reprendre les ventes pour ${scope}\u202f?`,
+    departingFrom: 'Départs à partir du (date locale)',
+    departingUntil: 'Départs jusqu’au (date locale)',
+    perCurrency:
+      'Une ligne par vol\u202f: des contrats en deux devises sur un vol font deux totaux, chacun rapporté au plafond de sa devise (jamais converti)\u202f; la ligne est classée par la plus forte part.',
+    untilResumed: 'jusqu’à la reprise',
+    showStopSales: 'Afficher',
+    stopSaleStates: {
+      current: 'en vigueur',
+      future: 'à venir',
+      past: 'terminés ou repris',
+      inForce: 'en vigueur ou à venir',
+      all: 'tous',
+    },
+    state: 'État',
   },
   riskModels: {
     title: 'Modèles de risque',

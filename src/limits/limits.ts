@@ -85,9 +85,9 @@ export interface StopSaleScope {
   airport: string | null;
   departureAirport: string | null;
   arrivalAirport: string | null;
-  /** The departures it covers: [startsAt, endsAt). */
+  /** The departures it covers: [startsAt, endsAt); endsAt null: every departure from startsAt on, until sales resume. */
   startsAt: Date;
-  endsAt: Date;
+  endsAt: Date | null;
   reason: string;
 }
 
@@ -100,7 +100,7 @@ export function stopSaleMatches(stop: StopSaleScope, environment: Environment, l
     (stop.departureAirport === null ||
       (stop.departureAirport === leg.departureAirport && stop.arrivalAirport === leg.arrivalAirport)) &&
     at >= stop.startsAt.getTime() &&
-    at < stop.endsAt.getTime()
+    (stop.endsAt === null || at < stop.endsAt.getTime())
   );
 }
 
@@ -169,14 +169,17 @@ export function checkStopSales(
   environment: Environment,
   legs: readonly LegToCheck[],
   detailField: '/flights' | '/departureDateTime' = '/departureDateTime',
+  /** Each leg's index in the request, when `legs` are some of its legs (default: their position). */
+  indexes?: readonly number[],
 ): void {
   if (stops.size === 0) return;
-  legs.forEach((leg, index) => {
+  legs.forEach((leg, position) => {
     const stop = stops.find(environment, leg);
     if (stop) {
+      const index = indexes?.[position] ?? position;
       throw new DomainError(
         'sales_suspended',
-        `Sales are suspended for flight ${legName(leg)} (${stopSaleScopeText(stop)}, departures ${stop.startsAt.toISOString()} to ${stop.endsAt.toISOString()}): ${stop.reason}`,
+        `Sales are suspended for flight ${legName(leg)} (${stopSaleScopeText(stop)}, ${stopSalePeriodText(stop)}): ${stop.reason}`,
         {
           errors: [
             {
@@ -189,6 +192,26 @@ export function checkStopSales(
       );
     }
   });
+}
+
+/**
+ * The departures a stop-sale covers, in words: "departures 2026-12-03T00:00:00.000Z to
+ * 2026-12-05T00:00:00.000Z", or "departures from 2026-12-03T00:00:00.000Z until sales resume".
+ */
+export const stopSalePeriodText = (stop: Pick<StopSaleScope, 'startsAt' | 'endsAt'>): string =>
+  stop.endsAt === null
+    ? `departures from ${stop.startsAt.toISOString()} until sales resume`
+    : `departures ${stop.startsAt.toISOString()} to ${stop.endsAt.toISOString()}`;
+
+/** Where a stop-sale stands at `now`: covering departures now (current), from a later start (future), or no more (past). */
+export type StopSaleState = 'current' | 'future' | 'past';
+
+export function stopSaleState(
+  stop: Pick<StopSaleScope, 'startsAt' | 'endsAt'> & { resumedAt: Date | null },
+  now: Date,
+): StopSaleState {
+  if (stop.resumedAt !== null || (stop.endsAt !== null && stop.endsAt.getTime() <= now.getTime())) return 'past';
+  return stop.startsAt.getTime() > now.getTime() ? 'future' : 'current';
 }
 
 /** Where leg `index` is in the request: `/flights/N` (subscribe), else the quote's departure fields. */
