@@ -91,6 +91,17 @@ describe('operator console — limits', () => {
     );
     assert.match(page.body, row);
     assert.match(page.body, /<td>production<\/td><td>SEK<\/td>/);
+    // the top list's filter: by currency, airline and local departure date; a wrong one is said, not ignored
+    const day = trip.departureDateTime.slice(0, 10);
+    const filtered = await operator.get(`/admin/limits?env=production&currency=sek&airline=SK&from=${day}&to=${day}`);
+    assert.equal(filtered.statusCode, 200);
+    assert.match(filtered.body, row);
+    assert.match(filtered.body, /<input id="f-currency" name="currency" value="SEK"/);
+    assert.doesNotMatch((await operator.get('/admin/limits?env=production&currency=EUR')).body, row);
+    const wrong = await operator.get('/admin/limits?after=not-a-page');
+    assert.equal(wrong.statusCode, 422);
+    assert.match(wrong.body, /after: is not the next page of this list/);
+    assert.equal((await operator.get('/admin/limits?stops=past')).statusCode, 200);
 
     const single = { ...trip, additionalPassengers: 0 };
     assert.equal((await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth)).status, 200, '1 × 500 SEK still fits');
