@@ -32,7 +32,8 @@ import {
  * cases. Registered inside the operator scope: session and CSRF are checked there.
  */
 const LimitsQuery = Type.Object({
-  env: EnvironmentQuery.properties.env,
+  /** Empty: every environment (the filter form's "all"). */
+  env: Type.Optional(Type.Union([EnvironmentQuery.properties.env, Type.Literal('')])),
   /** `done=1`: the redirect after a change; `done=already`: after a suspend of what was suspended. */
   done: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('already')])),
   /** The top list's filter (readExposureFilter) and its next page. */
@@ -136,7 +137,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
 
 async function loadLimits(deps: WebDeps, query: Partial<LimitsQueryType>): Promise<LimitsView> {
   const now = deps.now();
-  const environment = query.env;
+  const environment = query.env === '' ? undefined : query.env;
   const filter = readExposureFilter(query);
   const stopsShown = query.stops ?? 'inForce';
   const [caps, page, stops] = await Promise.all([

@@ -102,6 +102,10 @@ describe('operator console — limits', () => {
     assert.equal(wrong.statusCode, 422);
     assert.match(wrong.body, /after: is not the next page of this list/);
     assert.equal((await operator.get('/admin/limits?stops=past')).statusCode, 200);
+    // the filter form sent as it comes, every field empty (environment: all)
+    const blank = await operator.get('/admin/limits?env=&currency=&airline=&from=&to=');
+    assert.equal(blank.statusCode, 200);
+    assert.match(blank.body, row);
 
     const single = { ...trip, additionalPassengers: 0 };
     assert.equal((await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth)).status, 200, '1 × 500 SEK still fits');
