@@ -7,6 +7,7 @@ import {
   defaultCap,
   maxPayoutPerPassenger,
   stopSaleMatches,
+  stopSaleState,
   StopSaleIndex,
   type StopSaleScope,
 } from '../../src/limits/limits.ts';
@@ -98,6 +99,24 @@ describe('stop-sales', () => {
     assert.ok(!stopSaleMatches(stop({ airline: 'AF', environment: 'sandbox' }), 'production', leg));
     assert.ok(stopSaleMatches(stop({ airline: 'AF', startsAt: leg.departureAt }), 'production', leg), 'start included');
     assert.ok(!stopSaleMatches(stop({ airline: 'AF', endsAt: leg.departureAt }), 'production', leg), 'end excluded');
+  });
+
+  it('without an end covers every departure from its start on, says so in the 409, and is past once resumed', () => {
+    const open = stop({ airline: 'AF', endsAt: null });
+    const years = { ...leg, departureAt: new Date('2031-06-01T10:00:00Z') };
+    assert.ok(stopSaleMatches(open, 'production', years));
+    assert.ok(!stopSaleMatches(open, 'production', { ...leg, departureAt: new Date('2026-12-02T23:59:00Z') }));
+    assert.throws(
+      () => checkStopSales(new StopSaleIndex([open]), 'production', [years]),
+      (e: unknown) =>
+        e instanceof DomainError && /departures from 2026-12-03T00:00:00\.000Z until sales resume/.test(e.detail),
+    );
+    const before = new Date('2026-12-01T00:00:00Z');
+    const during = new Date('2027-01-01T00:00:00Z');
+    assert.equal(stopSaleState({ ...open, resumedAt: null }, before), 'future');
+    assert.equal(stopSaleState({ ...open, resumedAt: null }, during), 'current');
+    assert.equal(stopSaleState({ ...open, resumedAt: during }, during), 'past');
+    assert.equal(stopSaleState({ ...stop({}), resumedAt: null }, during), 'past', 'a period that has passed');
   });
 
   it('answers sales_suspended naming the leg and the reason, with the field of the leg', () => {
