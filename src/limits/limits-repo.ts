@@ -353,7 +353,6 @@ export async function exposuresAtLeast(
 
 export interface StopSale extends StopSaleScope {
   createdBy: string;
-  createdAt: Date;
   resumedAt: Date | null;
   resumedBy: string | null;
 }
@@ -391,7 +390,7 @@ const stopSaleOf = (r: StopSaleRow): StopSale => ({
 });
 
 /** What makes two stop-sales the same one: a stop-sale without its id. */
-type StopSaleIdentity = Omit<StopSaleScope, 'id'>;
+type StopSaleIdentity = Omit<StopSaleScope, 'id' | 'createdAt'>;
 
 export async function insertStopSale(
   db: Executor,
@@ -532,7 +531,7 @@ const coveringStopSales = (after: Date, environment: Environment, legs: readonly
       AND (s.departure_airport IS NULL
         OR (s.departure_airport = leg.departure_airport AND s.arrival_airport = leg.arrival_airport))
       AND s.starts_at <= leg.departure_at AND (s.ends_at IS NULL OR s.ends_at > leg.departure_at)
-    ORDER BY s.starts_at, s.created_at
+    ORDER BY s.starts_at, s.created_at, s.id
     LIMIT 1
   ) AS st`;
 
@@ -555,7 +554,7 @@ export async function stopSalesAndCap(
     SELECT (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}) AS cap, s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
-    ORDER BY s.starts_at, s.created_at`.execute(db);
+    ORDER BY s.starts_at, s.created_at, s.id`.execute(db);
   const cap = result.rows[0]?.cap;
   return {
     stops: result.rows.filter((r): r is typeof r & { id: string } => r.id !== null).map((r) => stopSaleOf(r)),
@@ -621,7 +620,7 @@ export async function reserveInOneStatement(
       ${along.selectPrefix}s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
-    ORDER BY s.starts_at, s.created_at`.execute(db);
+    ORDER BY s.starts_at, s.created_at, s.id`.execute(db);
   const first = result.rows[0]!;
   along.report(first);
   const added = new Map(

@@ -89,7 +89,21 @@ export interface StopSaleScope {
   startsAt: Date;
   endsAt: Date | null;
   reason: string;
+  /** Orders stop-sales starting at the same instant (the first created answers), as the SQL does. */
+  createdAt: Date;
 }
+
+/**
+ * Which of two stop-sales covering a leg answers for it: the one starting first, then the one created
+ * first, then by id — the order of the SQL (`coveringStopSales`: starts_at, created_at, id), so a quote
+ * (this index) and a subscription (the SQL) name the same stop-sale and reason.
+ */
+export const answersBefore = (a: StopSaleScope, b: StopSaleScope): boolean =>
+  a.startsAt.getTime() !== b.startsAt.getTime()
+    ? a.startsAt < b.startsAt
+    : a.createdAt.getTime() !== b.createdAt.getTime()
+      ? a.createdAt < b.createdAt
+      : a.id < b.id;
 
 export function stopSaleMatches(stop: StopSaleScope, environment: Environment, leg: LegToCheck): boolean {
   const at = leg.departureAt.getTime();
@@ -139,7 +153,7 @@ export class StopSaleIndex {
     }
   }
 
-  /** The stop-sale covering this leg that starts first, if any. */
+  /** The stop-sale covering this leg that answers for it (`answersBefore`: starting first), if any. */
   find(environment: Environment, leg: LegToCheck): StopSaleScope | undefined {
     if (this.size === 0) return undefined;
     let found: StopSaleScope | undefined;
@@ -151,7 +165,7 @@ export class StopSaleIndex {
         `airport|${leg.arrivalAirport}`,
       ]) {
         for (const stop of this.buckets.get(`${env}|${scope}`) ?? []) {
-          if (stopSaleMatches(stop, environment, leg) && (!found || stop.startsAt < found.startsAt)) found = stop;
+          if (stopSaleMatches(stop, environment, leg) && (!found || answersBefore(stop, found))) found = stop;
         }
       }
     }
