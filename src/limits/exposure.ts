@@ -197,7 +197,8 @@ export async function moveExposure(
     const amount = step.joins
       ? await repo.addExposure(trx, step.key, step.leg.departureAt, perLeg, cap)
       : await repo.releaseExposure(trx, step.key, perLeg, 1);
-    if (amount === undefined && step.joins) throw capacityExceeded(step.leg, step.index, request.currency, '/flights');
+    if (amount === undefined && step.joins)
+      throw capacityExceeded(step.leg, step.index, request.currency, '/flights', 'change');
     if (amount !== undefined) amounts.push({ key: step.key, amount });
   }
   noteAfterCommit(trx, request.snapshot, amounts);

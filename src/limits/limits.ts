@@ -237,6 +237,8 @@ export function capacityExceeded(
   index: number,
   currency: string,
   detailField: '/flights' | '/departureDateTime',
+  /** What is refused: a quote (its subscription too), or a flight change. */
+  refused: 'quote' | 'change' = 'quote',
 ): DomainError {
   const field = legField(index, detailField);
   return new DomainError(
@@ -246,7 +248,7 @@ export function capacityExceeded(
     // passenger; the amounts stay untold (every partner's contracts share the flight)
     `The platform cannot insure these passengers on flight ${legName(leg)}: what is left of its capacity (${currency}) is less than the most they could be paid on it. What is left is not disclosed: every partner's contracts share it.`,
     {
-      errors: [{ field, code: 'invalid', message: 'not enough capacity left on this flight for this quote' }],
+      errors: [{ field, code: 'invalid', message: `not enough capacity left on this flight for this ${refused}` }],
     },
   );
 }

@@ -494,7 +494,7 @@ describe('Flight Delay API — limits on accumulation', () => {
       assert.equal(refused.status, 409, JSON.stringify(refused.body));
       assert.equal(refused.body.code, 'capacity_exceeded');
       assert.deepEqual(refused.body.errors, [
-        { field: '/flights/0', code: 'invalid', message: 'not enough capacity left on this flight for this quote' },
+        { field: '/flights/0', code: 'invalid', message: 'not enough capacity left on this flight for this change' },
       ]);
       assert.deepEqual(await exposureOf(from), { amount: PER_PASSENGER, legs: 1 }, 'the old flight keeps it');
       assert.deepEqual(await exposureOf(onto), { amount: 6 * PER_PASSENGER, legs: 1 });
@@ -523,6 +523,75 @@ describe('Flight Delay API — limits on accumulation', () => {
       assert.equal(moved.status, 200, JSON.stringify(moved.body));
       assert.deepEqual(await exposureOf(body), { amount: 5 * PER_PASSENGER, legs: 1 });
       assert.deepEqual(await exposureOf(elsewhere), { amount: PER_PASSENGER, legs: 1 });
+    });
+
+    it('a round trip changing its return only moves the return’s exposure; the outbound is not touched', async () => {
+      const outboundAt = uniqueDeparture();
+      const later = (days: number) =>
+        `${new Date(Date.parse(`${outboundAt.slice(0, 10)}T00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)}${outboundAt.slice(10)}`;
+      const body = { ...flight(), departureDateTime: outboundAt, returnDepartureDateTime: later(3) };
+      const sold = await quoteAndSubscribe(body);
+      assert.equal(sold.status, 201, JSON.stringify(sold.body));
+      const changeReturn = async (departureDateTime: string) => {
+        const flights = [
+          { leg: 1, flightNumber: 'AF008', departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime },
+        ];
+        const preview = await post(
+          t.app,
+          `${FLIGHT}/contracts/${sold.body.contractNumber}/flight-change/preview`,
+          { flights },
+          partner.auth,
+        );
+        assert.equal(preview.status, 200, JSON.stringify(preview.body));
+        return post(
+          t.app,
+          `${FLIGHT}/contracts/${sold.body.contractNumber}/flight-change`,
+          { changeReference: preview.body.changeReference },
+          partner.auth,
+        );
+      };
+      const back = async (returnAt: string) => {
+        const e = await findExposure(t.db, keyOf('sandbox', { ...body, returnDepartureDateTime: returnAt }, 1));
+        return { amount: e?.amount ?? 0, legs: e?.legs ?? 0 };
+      };
+      // a full return flight (90,000 of 100,000): the change is refused, pointing at its one flight
+      const full = {
+        departureAirport: 'JFK',
+        arrivalAirport: 'CDG',
+        airline: 'AF',
+        departureDateTime: later(5),
+        additionalPassengers: 5,
+      };
+      const q = await quote(full as Trip);
+      assert.equal(q.status, 200, JSON.stringify(q.body));
+      const fullFlights = [
+        {
+          flightNumber: 'AF007',
+          departureAirport: 'JFK',
+          arrivalAirport: 'CDG',
+          departureDateTime: full.departureDateTime,
+        },
+      ];
+      const filled = await post(
+        t.app,
+        `${FLIGHT}/subscribe`,
+        { ...subscription(q.body.quoteReference, full as never), flights: fullFlights },
+        partner.auth,
+      );
+      assert.equal(filled.status, 201, JSON.stringify(filled.body));
+      const refused = await changeReturn(later(5));
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.deepEqual(refused.body.errors, [
+        { field: '/flights/0', code: 'invalid', message: 'not enough capacity left on this flight for this change' },
+      ]);
+      assert.deepEqual(await back(later(3)), { amount: PER_PASSENGER, legs: 1 }, 'the old return keeps it');
+
+      const moved = await changeReturn(later(4));
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      assert.deepEqual(await exposureOf(body), { amount: PER_PASSENGER, legs: 1 }, 'the outbound is not touched');
+      assert.deepEqual(await back(later(3)), { amount: 0, legs: 0 }, 'the old return gives its share back');
+      assert.deepEqual(await back(later(4)), { amount: PER_PASSENGER, legs: 1 }, 'the new return takes it');
+      assert.deepEqual(await back(later(5)), { amount: 6 * PER_PASSENGER, legs: 1 });
     });
 
     it('two contracts swapping flights at once both succeed, each flight counting one contract (no deadlock: flights in key order)', async () => {
