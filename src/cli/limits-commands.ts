@@ -214,6 +214,7 @@ export function limitsCommands(
       '/departureLocal': '--departure',
       '/startsAt': '--from',
       '/endsAt': '--until',
+      '/untilResumed': '--until-resumed',
       '/reason': '--reason',
     })[pointer];
 
@@ -232,7 +233,8 @@ export function limitsCommands(
       'one flight: its local departure (with --airline and --route); replaces --from/--until',
     )
     .option('--from <instant>', 'first departure covered, ISO 8601 with offset (e.g. 2026-12-03T00:00Z)')
-    .option('--until <instant>', 'departures before this instant are covered; none: until sales are resumed')
+    .option('--until <instant>', 'departures before this instant are covered (or --until-resumed)')
+    .option('--until-resumed', 'no end: every departure from --from on, until you resume sales (instead of --until)')
     .requiredOption('--reason <text>', 'why (shown to partners in the 409 detail; 1–500 characters)')
     .action(
       run(
@@ -244,6 +246,7 @@ export function limitsCommands(
           departure?: string;
           from?: string;
           until?: string;
+          untilResumed?: boolean;
           reason: string;
         }) => {
           const errors: FieldError[] = [];
@@ -271,6 +274,7 @@ export function limitsCommands(
               departureLocal: options.departure,
               startsAt: options.from,
               endsAt: options.until,
+              untilResumed: options.untilResumed === true,
               reason: options.reason,
             },
             now(),
@@ -300,60 +304,71 @@ export function limitsCommands(
     .addOption(
       new Option(
         '--state <state>',
-        'in-force (default: current and future), current (covering departures now), future (starting later), past (ended or resumed), all',
+        'in-force (default: current and future), current (covering departures now), future (covering later departures only — already refusing their sales), past (ended or resumed), all',
       ).choices(['in-force', 'current', 'future', 'past', 'all']),
     )
-    .option('--all', 'also resumed and past stop-sales (as --state all)')
+    .option('--all', 'also resumed and past stop-sales (as --state all; not with --state)')
     .action(
-      run(async (options: { all?: boolean; state?: string }) => {
-        const state: StopSaleListing =
-          options.all === true
-            ? 'all'
-            : options.state === undefined || options.state === 'in-force'
-              ? 'inForce'
-              : (options.state as StopSaleListing);
-        const at = now();
-        const scope = { now: at, state };
-        const stops = await listStopSales(db, scope);
-        // capped: say how many were left out (past or all, the oldest; else those starting last)
-        const more = stops.length < STOP_SALES_LISTED ? 0 : (await countStopSales(db, scope)) - stops.length;
-        return {
-          data: {
-            stopSales: stops.map((s) => ({ ...stopSaleJson(s), state: stopSaleState(s, at) })),
-            more,
-          },
-          lines: stops.length
-            ? table(
-                ['ID', 'ENV', 'SCOPE', 'DEPARTURES FROM', 'UNTIL', 'STATE', 'REASON'],
-                stops.map((s) => [
-                  s.id,
-                  s.environment ?? 'all',
-                  stopSaleScopeText(s),
-                  when(s.startsAt),
-                  s.endsAt ? when(s.endsAt) : 'until resumed',
-                  s.resumedAt
-                    ? `resumed ${when(s.resumedAt)}`
-                    : { current: 'in force', future: 'starts later', past: 'past' }[stopSaleState(s, at)],
-                  s.reason,
-                ]),
-              ).concat(
-                more > 0
-                  ? [
-                      `… and ${more} more (${state === 'all' || state === 'past' ? 'older' : 'starting later'}), not listed.`,
-                    ]
-                  : [],
-              )
-            : [
-                {
-                  inForce: 'No stop-sale in force.',
-                  current: 'No stop-sale covers departures now.',
-                  future: 'No stop-sale starts later.',
-                  past: 'No stop-sale ended or resumed.',
-                  all: 'No stop-sale.',
-                }[state],
-              ],
-        };
-      }),
+      run(
+        async (options: { all?: boolean; state?: string }) => {
+          if (options.all === true && options.state !== undefined)
+            throw new DomainError('validation_failed', 'The listing is not valid.', {
+              errors: [{ field: '/state', code: 'not_allowed', message: '--all or --state, not both' }],
+            });
+          const state: StopSaleListing =
+            options.all === true
+              ? 'all'
+              : options.state === undefined || options.state === 'in-force'
+                ? 'inForce'
+                : (options.state as StopSaleListing);
+          const at = now();
+          const scope = { now: at, state };
+          const stops = await listStopSales(db, scope);
+          // capped: say how many were left out (past or all, the oldest; else those starting last)
+          const more = stops.length < STOP_SALES_LISTED ? 0 : (await countStopSales(db, scope)) - stops.length;
+          return {
+            data: {
+              stopSales: stops.map((s) => ({ ...stopSaleJson(s), state: stopSaleState(s, at) })),
+              more,
+            },
+            lines: stops.length
+              ? table(
+                  ['ID', 'ENV', 'SCOPE', 'DEPARTURES FROM', 'UNTIL', 'STATE', 'REASON'],
+                  stops.map((s) => [
+                    s.id,
+                    s.environment ?? 'all',
+                    stopSaleScopeText(s),
+                    when(s.startsAt),
+                    s.endsAt ? when(s.endsAt) : 'until resumed',
+                    s.resumedAt
+                      ? `resumed ${when(s.resumedAt)}`
+                      : {
+                          current: 'covering departures now',
+                          future: 'covering later departures',
+                          past: 'past',
+                        }[stopSaleState(s, at)],
+                    s.reason,
+                  ]),
+                ).concat(
+                  more > 0
+                    ? [
+                        `… and ${more} more (${state === 'all' || state === 'past' ? 'older' : 'starting later'}), not listed.`,
+                      ]
+                    : [],
+                )
+              : [
+                  {
+                    inForce: 'No stop-sale in force.',
+                    current: 'No stop-sale covers departures now.',
+                    future: 'No stop-sale covers later departures only.',
+                    past: 'No stop-sale ended or resumed.',
+                    all: 'No stop-sale.',
+                  }[state],
+                ],
+          };
+        },
+        (pointer) => ({ '/state': '--state' })[pointer],
+      ),
     );
 
   leaf(sales, 'resume <id>', 'Resume sales: end a stop-sale now', 'parasol sales resume 3f2b…').action(

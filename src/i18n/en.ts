@@ -425,7 +425,7 @@ export const en = {
     resumeSales: 'Resume sales',
     suspendSales: 'Suspend sales',
     suspendHelp:
-      'Name an airline, an airport (either end of the leg), a route, or all three of airline, route and local departure for one flight. The period covers departures (ISO 8601 instants with their offset, e.g. 2026-12-03T00:00Z); leave Until empty for a stop-sale in force until sales are resumed.',
+      'Name an airline, an airport (either end of the leg), a route, or all three of airline, route and local departure for one flight. The period covers departures (ISO 8601 instants with their offset, e.g. 2026-12-03T00:00Z); for a stop-sale with no end, tick “until sales are resumed” instead of giving Until.',
     airline: 'Airline',
     airport: 'Airport',
     routeFrom: 'Route from',
@@ -437,12 +437,13 @@ export const en = {
     perCurrency:
       'One line per flight: contracts in two currencies on one flight are two totals, each against the cap of its currency (never converted); the line is ranked by the higher share.',
     untilResumed: 'until resumed',
+    untilResumedChoice: 'until sales are resumed',
     showStopSales: 'Show',
     stopSaleStates: {
-      current: 'in force now',
-      future: 'starting later',
+      current: 'covering departures now',
+      future: 'covering later departures',
       past: 'ended or resumed',
-      inForce: 'in force now or later',
+      inForce: 'in force',
       all: 'all',
     },
     state: 'State',

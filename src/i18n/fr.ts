@@ -437,7 +437,7 @@ export const fr = {
     resumeSales: 'Reprendre les ventes',
     suspendSales: 'Suspendre les ventes',
     suspendHelp:
-      'Nommez une compagnie, un aéroport (à l’un ou l’autre bout du trajet), une route, ou les trois (compagnie, route et départ local) pour un vol. La période porte sur les départs (instants ISO 8601 avec leur décalage, p. ex. 2026-12-03T00:00Z)\u202f; laissez Jusqu’au vide pour un arrêt en vigueur jusqu’à la reprise des ventes.',
+      'Nommez une compagnie, un aéroport (à l’un ou l’autre bout du trajet), une route, ou les trois (compagnie, route et départ local) pour un vol. La période porte sur les départs (instants ISO 8601 avec leur décalage, p. ex. 2026-12-03T00:00Z)\u202f; pour un arrêt sans fin, cochez «\u202fjusqu’à la reprise des ventes\u202f» au lieu de donner Jusqu’au.',
     airline: 'Compagnie',
     airport: 'Aéroport',
     routeFrom: 'Route depuis',
@@ -449,12 +449,13 @@ export const fr = {
     perCurrency:
       'Une ligne par vol\u202f: des contrats en deux devises sur un vol font deux totaux, chacun rapporté au plafond de sa devise (jamais converti)\u202f; la ligne est classée par la plus forte part.',
     untilResumed: 'jusqu’à la reprise',
+    untilResumedChoice: 'jusqu’à la reprise des ventes',
     showStopSales: 'Afficher',
     stopSaleStates: {
-      current: 'en vigueur',
-      future: 'à venir',
+      current: 'couvrant les départs actuels',
+      future: 'couvrant des départs ultérieurs',
       past: 'terminés ou repris',
-      inForce: 'en vigueur ou à venir',
+      inForce: 'en vigueur',
       all: 'tous',
     },
     state: 'État',

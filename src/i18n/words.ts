@@ -444,6 +444,8 @@ export interface Words {
     departingUntil: string;
     perCurrency: string;
     untilResumed: string;
+    /** The suspend form's checkbox: no end, in force until sales are resumed. */
+    untilResumedChoice: string;
     showStopSales: string;
     stopSaleStates: { current: string; future: string; past: string; inForce: string; all: string };
     state: string;

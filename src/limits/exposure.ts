@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
@@ -336,6 +337,8 @@ export interface ExposurePage {
 
 /** What the top list may be narrowed to, as typed (CLI options, console query): checked by `readExposureFilter`. */
 export interface ExposureFilterInput {
+  /** The environment the list is of (checked by the caller: CLI choices, console schema); empty or absent: all. */
+  env?: string | undefined;
   currency?: string | undefined;
   airline?: string | undefined;
   /** Local departure dates, YYYY-MM-DD, both included. */
@@ -377,28 +380,55 @@ export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
   if (fromDate && toDate && realDate(fromDate) && realDate(toDate) && toDate < fromDate)
     errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before the first date' });
   const after = given(input.after);
-  const cursor = after === undefined ? undefined : readCursor(after);
-  if (after !== undefined && !cursor)
+  const read = after === undefined ? undefined : readCursor(after);
+  if (after !== undefined && !read)
     errors.push({ field: '/after', code: 'invalid', message: 'is not the next page of this list' });
+  // a cursor continues the list it was printed for: with other filters it would skip or repeat lines
+  const environment = given(input.env);
+  if (read && errors.length === 0 && read.list !== listHash(environment, { currency, airline, fromDate, toDate }))
+    errors.push({
+      field: '/after',
+      code: 'invalid',
+      message: 'is the next page of a list with other filters: give the same filters, or start from the first page',
+    });
   if (errors.length) throw new DomainError('validation_failed', 'The filter is not valid.', { errors });
-  return { currency, airline, fromDate, toDate, cursor };
+  return { currency, airline, fromDate, toDate, cursor: read?.cursor };
 }
 
-const cursorText = (cursor: repo.ExposureCursor): string =>
-  Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
+/**
+ * Which list a cursor belongs to: a short hash of its environment and filter, as read (upper-cased,
+ * trimmed). Not a secret — it only tells a page of another list from one of this list.
+ */
+function listHash(
+  environment: string | undefined,
+  filter: Pick<ExposureFilter, 'currency' | 'airline' | 'fromDate' | 'toDate'>,
+): string {
+  const list = [
+    environment ?? null,
+    filter.currency ?? null,
+    filter.airline ?? null,
+    filter.fromDate ?? null,
+    filter.toDate ?? null,
+  ];
+  return crypto.hash('sha256', JSON.stringify(list), 'buffer').subarray(0, 6).toString('base64url');
+}
 
-function readCursor(text: string): repo.ExposureCursor | undefined {
+/** A page's `next`: the last line's sort key and the hash of its list (`listHash`), base64url JSON. */
+const cursorText = (cursor: repo.ExposureCursor, list: string): string =>
+  Buffer.from(JSON.stringify([...cursor, list]), 'utf8').toString('base64url');
+
+function readCursor(text: string): { cursor: repo.ExposureCursor; list: string } | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
     if (
       Array.isArray(value) &&
-      value.length === 7 &&
+      value.length === 8 &&
       value.every((v) => typeof v === 'string' && v.length <= 40) &&
       /^\d{1,60}$/.test(value[0]) &&
       !Number.isNaN(Date.parse(value[1])) &&
       (ENVIRONMENTS as readonly string[]).includes(value[2])
     )
-      return value as repo.ExposureCursor;
+      return { cursor: value.slice(0, 7) as repo.ExposureCursor, list: value[7] as string };
   } catch {
     // not base64url JSON: refused below
   }
@@ -446,6 +476,6 @@ export async function highestExposures(
         currencies,
       };
     }),
-    next: next && cursorText(next),
+    next: next && cursorText(next, listHash(options.environment, options.filter ?? {})),
   };
 }

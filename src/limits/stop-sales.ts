@@ -28,8 +28,14 @@ export interface SuspendInput {
   departureLocal?: string | undefined;
   /** ISO 8601 instants; the departures in [startsAt, endsAt) are covered. */
   startsAt?: string | undefined;
-  /** Absent or empty: open-ended, every departure from startsAt on until sales resume. */
+  /** Required, unless `untilResumed`. */
   endsAt?: string | undefined;
+  /**
+   * No end: every departure from startsAt on, until the operator resumes sales (an embargo, an
+   * airline in administration). Said explicitly — a forgotten end is refused as required, not read
+   * as a stop-sale with no end — and refused with an end.
+   */
+  untilResumed?: boolean | undefined;
   reason: string;
 }
 
@@ -107,9 +113,9 @@ export async function suspendSales(
     if (!input.airline || !input.departureAirport)
       errors.push({ field: '/departureLocal', code: 'required', message: 'a flight needs its airline and route' });
     // one flight's period is its departure minute: a period given too would be silently ignored
-    if (input.startsAt || input.endsAt)
+    if (input.startsAt || input.endsAt || input.untilResumed)
       errors.push({
-        field: input.startsAt ? '/startsAt' : '/endsAt',
+        field: input.startsAt ? '/startsAt' : input.endsAt ? '/endsAt' : '/untilResumed',
         code: 'not_allowed',
         message: 'one flight (its local departure) or a period of departures, not both',
       });
@@ -122,8 +128,23 @@ export async function suspendSales(
     }
   } else {
     startsAt = instant(input.startsAt, '/startsAt', errors);
-    // no end: open-ended, until the operator resumes sales (an embargo, an airline in administration)
-    endsAt = input.endsAt === undefined || input.endsAt.trim() === '' ? null : instant(input.endsAt, '/endsAt', errors);
+    const endGiven = input.endsAt !== undefined && input.endsAt.trim() !== '';
+    if (input.untilResumed && endGiven)
+      errors.push({
+        field: '/untilResumed',
+        code: 'not_allowed',
+        message: 'an end or until sales are resumed, not both',
+      });
+    else if (input.untilResumed)
+      // no end: open-ended, until the operator resumes sales (an embargo, an airline in administration)
+      endsAt = null;
+    else if (!endGiven)
+      errors.push({
+        field: '/endsAt',
+        code: 'required',
+        message: 'is required (an ISO 8601 instant such as 2026-12-05T00:00Z), or say until sales are resumed',
+      });
+    else endsAt = instant(input.endsAt, '/endsAt', errors);
     if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime())
       errors.push({ field: '/endsAt', code: 'out_of_range', message: 'must be after startsAt' });
   }

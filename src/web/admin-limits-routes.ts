@@ -68,7 +68,9 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           return sendPage(
             reply,
             422,
-            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, {}), { problems }),
+            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, { stops: request.query.stops }), {
+              problems,
+            }),
           );
         }
       },
@@ -122,6 +124,8 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           departureLocal: optional('departureLocal', 20),
           startsAt: optional('startsAt', 40),
           endsAt: optional('endsAt', 40),
+          // the checkbox "until sales are resumed": sent checked, absent unchecked
+          untilResumed: field(b, 'untilResumed', 10) !== '',
           reason: field(b, 'reason', 600),
         },
         deps.now(),
@@ -161,7 +165,7 @@ async function loadLimits(deps: WebDeps, query: Partial<LimitsQueryType>): Promi
       airline: filter.airline ?? '',
       from: filter.fromDate ?? '',
       to: filter.toDate ?? '',
-      paged: query.after !== undefined && query.after !== '',
+      after: filter.cursor ? (query.after ?? '').trim() : '',
     },
     stops,
     stopsShown,

@@ -21,8 +21,8 @@ export interface LimitsView {
   flights: ExposureView[];
   /** The top list's next page (its `after`), if any. */
   next?: string | undefined;
-  /** The top list's filter as read, and whether this is a page after the first. */
-  filter?: { currency: string; airline: string; from: string; to: string; paged: boolean };
+  /** The top list's filter as read, and the page shown (its `after`; empty: the first). */
+  filter?: { currency: string; airline: string; from: string; to: string; after: string };
   stops: StopSale[];
   /** Which stop-sales are listed. */
   stopsShown?: StopSaleListing;
@@ -31,26 +31,31 @@ export interface LimitsView {
 
 export function limitsPage(
   ctx: PageContext,
-  { environment, caps, flights, next, filter, stops, stopsShown = 'inForce', now = new Date() }: LimitsView,
+  { environment, caps, flights, next, filter, stops: stopSales, stopsShown = 'inForce', now = new Date() }: LimitsView,
   outcome: { problems?: string[]; done?: boolean; alreadySuspended?: boolean },
 ): string {
   const w = t(ctx.lang);
   const l = w.limitsPage;
   const csrf = csrfField(ctx.session!.csrfToken);
   const money = (minor: number, currency: string) => formatMoney(minor, currency, ctx.lang);
-  const f = filter ?? { currency: '', airline: '', from: '', to: '', paged: false };
+  const f = filter ?? { currency: '', airline: '', from: '', to: '', after: '' };
+  // the page's filters carry over: the top list's page links and filter form keep the stop-sales
+  // shown, the stop-sales form keeps the top list's filter and page
+  const stops = stopsShown === 'inForce' ? '' : stopsShown;
+  const exposureQuery = (after: string) => ({
+    env: environment ?? '',
+    currency: f.currency,
+    airline: f.airline,
+    from: f.from,
+    to: f.to,
+    after,
+  });
+  const given = (query: Record<string, string>) => Object.entries(query).filter(([, v]) => v !== '');
   /** The query of a page of the top list with this filter: its `after`, or the first page. */
   const pageQuery = (after: string | undefined) =>
-    new URLSearchParams(
-      Object.entries({
-        env: environment ?? '',
-        currency: f.currency,
-        airline: f.airline,
-        from: f.from,
-        to: f.to,
-        after: after ?? '',
-      }).filter(([, v]) => v !== ''),
-    ).toString();
+    new URLSearchParams(given({ ...exposureQuery(after ?? ''), stops })).toString();
+  const hidden = (query: Record<string, string>) =>
+    html`${given(query).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
   /** One cell per column, a line per currency of the flight (its most used first). */
   const each = (flight: ExposureView, cell: (c: ExposureView['currencies'][number]) => unknown) =>
     html`${flight.currencies.map((c, i) => html`${i > 0 ? html`<br>` : ''}${cell(c) as string}`)}`;
@@ -71,7 +76,7 @@ ${outcome.alreadySuspended ? html`<p role="status">${l.alreadySuspended}</p>` : 
 <div><label for="f-airline">${l.airline}</label><input id="f-airline" name="airline" value="${f.airline}" size="3" pattern="[A-Za-z0-9]{2}"></div>
 <div><label for="f-from">${l.departingFrom}</label><input id="f-from" name="from" type="date" value="${f.from}"></div>
 <div><label for="f-to">${l.departingUntil}</label><input id="f-to" name="to" type="date" value="${f.to}"></div>
-<div><button type="submit">${l.filter}</button></div></form>
+${hidden({ stops })}<div><button type="submit">${l.filter}</button></div></form>
 ${
   flights.length === 0
     ? html`<p>${w.none}</p>`
@@ -83,7 +88,7 @@ ${
         )}</tbody></table>`,
       )
 }
-${f.paged || next ? html`<p>${f.paged ? html`<a href="/admin/limits?${pageQuery(undefined)}">${w.firstPage}</a> ` : ''}${next ? html`<a href="/admin/limits?${pageQuery(next)}" rel="next">${w.nextPage}</a>` : ''}</p>` : ''}</section>
+${f.after || next ? html`<p>${f.after ? html`<a href="/admin/limits?${pageQuery(undefined)}">${w.firstPage}</a> ` : ''}${next ? html`<a href="/admin/limits?${pageQuery(next)}" rel="next">${w.nextPage}</a>` : ''}</p>` : ''}</section>
 <section class="card"><h2>${l.capsPerFlight}</h2>
 ${tableRegion(
   l.capsPerFlight,
@@ -98,13 +103,13 @@ ${tableRegion(
 <div><label for="c-amount">${l.capMajorUnits}</label><input id="c-amount" name="amount" required inputmode="decimal" placeholder="100000.00" size="12"></div>
 <div><button type="submit">${l.setCap}</button></div></form></section>
 <section class="card"><h2>${l.stopSales}</h2>
-<form method="get" action="/admin/limits" class="row" id="stop-sales-filter"><div><label for="st-state">${l.showStopSales}</label><select id="st-state" name="stops">${STOP_SALE_LISTINGS.map((s) => html`<option value="${s}"${s === stopsShown ? html` selected` : ''}>${l.stopSaleStates[s]}</option>`)}</select></div><div><button type="submit" class="secondary">${l.filter}</button></div></form>
+<form method="get" action="/admin/limits" class="row" id="stop-sales-filter">${hidden(exposureQuery(f.after))}<div><label for="st-state">${l.showStopSales}</label><select id="st-state" name="stops">${STOP_SALE_LISTINGS.map((s) => html`<option value="${s}"${s === stopsShown ? html` selected` : ''}>${l.stopSaleStates[s]}</option>`)}</select></div><div><button type="submit" class="secondary">${l.filter}</button></div></form>
 ${
-  stops.length === 0
+  stopSales.length === 0
     ? html`<p id="stop-sales">${w.none}</p>`
     : tableRegion(
         l.stopSales,
-        html`<table id="stop-sales"><caption class="visually-hidden">${l.stopSales}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${l.scope}</th><th scope="col">${l.departuresFrom}</th><th scope="col">${l.until}</th><th scope="col">${l.state}</th><th scope="col">${w.reason}</th><th scope="col">${l.by}</th><th scope="col"><span class="visually-hidden">${l.resume}</span></th></tr></thead><tbody>${stops.map(
+        html`<table id="stop-sales"><caption class="visually-hidden">${l.stopSales}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${l.scope}</th><th scope="col">${l.departuresFrom}</th><th scope="col">${l.until}</th><th scope="col">${l.state}</th><th scope="col">${w.reason}</th><th scope="col">${l.by}</th><th scope="col"><span class="visually-hidden">${l.resume}</span></th></tr></thead><tbody>${stopSales.map(
           (s) => {
             const state = stopSaleState(s, now);
             return html`<tr><td>${s.environment ?? w.all}</td><td>${stopSaleScopeText(s)}</td><td>${formatDate(s.startsAt, ctx.lang, '')}</td><td>${s.endsAt ? formatDate(s.endsAt, ctx.lang, '') : l.untilResumed}</td><td>${l.stopSaleStates[state]}</td><td>${s.reason}</td><td>${s.createdBy}</td><td>${state === 'past' ? '' : html`<form method="post" action="/admin/limits/stop-sales/${s.id}/resume" data-confirm="${l.resumeConfirm(stopSaleScopeText(s))}">${csrf}<button type="submit" class="secondary">${l.resumeSales}</button></form>`}</td></tr>`;
@@ -125,6 +130,7 @@ ${
 <div><label for="s-departure">${l.oneFlightDeparture}</label><input id="s-departure" name="departureLocal" placeholder="2026-12-03T10:30" size="17"></div>
 <div><label for="s-starts">${l.departuresFrom}</label><input id="s-starts" name="startsAt" placeholder="2026-12-03T00:00Z" size="22"></div>
 <div><label for="s-ends">${l.until}</label><input id="s-ends" name="endsAt" placeholder="2026-12-05T00:00Z" size="22"></div>
+<div><label><input type="checkbox" name="untilResumed" value="1"> ${l.untilResumedChoice}</label></div>
 </div>
 <div><label for="s-reason">${w.reason}</label><input id="s-reason" name="reason" required maxlength="500" size="60"></div>
 <p><button type="submit" class="danger">${l.suspendSales}</button></p></form></section>`,

@@ -259,12 +259,96 @@ describe('parasol limits flights: one line per flight, pages, filters', () => {
     assert.ok(dated.flights.length >= 1);
     assert.ok(dated.flights.every((f: { departureLocal: string }) => f.departureLocal.startsWith(day)));
 
+    // a cursor continues its own list: with other filters it is refused, not read as a place in them
+    const next = (await json('limits', 'flights', '--env', 'preproduction', '--airline', 'LO', '--limit', '4')).next;
+    for (const other of [
+      ['--env', 'preproduction', '--airline', 'LX'],
+      ['--airline', 'LO'],
+      ['--env', 'preproduction', '--airline', 'LO', '--currency', 'NOK'],
+      ['--env', 'preproduction', '--airline', 'LO', '--from', mine[0]!.local.slice(0, 10)],
+    ]) {
+      const refused = await cli('limits', 'flights', ...other, '--after', next);
+      assert.equal(refused.code, 1, other.join(' '));
+      assert.match(refused.err, /--after: is the next page of a list with other filters/, other.join(' '));
+    }
+    const sameList = await json(
+      'limits',
+      'flights',
+      '--env',
+      'preproduction',
+      '--airline',
+      'lo',
+      '--limit',
+      '9',
+      '--after',
+      next,
+    );
+    assert.deepEqual(
+      sameList.flights.map((f: { departureLocal: string }) => f.departureLocal),
+      expected.slice(4),
+      'the same filters as typed otherwise (lower case, another page size): the same list',
+    );
+
     const badCursor = await cli('limits', 'flights', '--after', 'not-a-page');
     assert.equal(badCursor.code, 1);
     assert.match(badCursor.err, /--after/);
     const badDate = await cli('limits', 'flights', '--from', '2027-02-30');
     assert.equal(badDate.code, 1);
     assert.match(badDate.err, /--from/);
+  });
+});
+
+describe('parasol limits flights: pages through ties', () => {
+  it('pages flights of the same share and departure in the order of their key, every one once', async () => {
+    // one day months beyond the other tests' flights: three departures, three routes each, one amount
+    const day = new Date(NOW.getTime() + 330 * 86_400_000).toISOString().slice(0, 10);
+    const arrivals = ['OSL', 'BGO', 'TRD'];
+    const flights: { local: string; arrival: string }[] = [];
+    for (const time of ['09:00', '07:00', '08:00'])
+      for (const arrival of arrivals) {
+        const local = `${day}T${time}`;
+        await addExposure(
+          db,
+          {
+            environment: 'preproduction',
+            currency: 'NOK',
+            airline: 'LH',
+            departureAirport: 'FRA',
+            arrivalAirport: arrival,
+            departureLocal: local,
+          },
+          new Date(`${local}:00Z`),
+          1_200_000,
+          6_000_000,
+        );
+        flights.push({ local, arrival });
+      }
+    const expected = flights
+      .sort((a, b) => (a.local < b.local ? -1 : a.local > b.local ? 1 : a.arrival < b.arrival ? -1 : 1))
+      .map((f) => `${f.local} ${f.arrival}`);
+    const filter = ['--env', 'preproduction', '--airline', 'LH', '--from', day, '--to', day];
+    const line = (f: { departureLocal: string; arrivalAirport: string }) => `${f.departureLocal} ${f.arrivalAirport}`;
+    assert.deepEqual((await json('limits', 'flights', ...filter)).flights.map(line), expected);
+    for (const limit of ['1', '2', '4']) {
+      const paged: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        const page: { flights: { departureLocal: string; arrivalAirport: string }[]; next: string | null } = await json(
+          'limits',
+          'flights',
+          ...filter,
+          '--limit',
+          limit,
+          ...(after ? ['--after', after] : []),
+        );
+        paged.push(...page.flights.map(line));
+        after = page.next;
+        pages++;
+      } while (after && pages < 20);
+      assert.deepEqual(paged, expected, `pages of ${limit}: every flight once, none skipped at a tie`);
+      assert.equal(pages, Math.ceil(9 / Number(limit)));
+    }
   });
 });
 
@@ -280,10 +364,11 @@ describe('parasol sales', () => {
       'LO',
       '--from',
       new Date(NOW.getTime() + 10 * day).toISOString(),
+      '--until-resumed',
       '--reason',
       'airline in administration',
     );
-    assert.equal(openEnded.stopSale.endsAt, null, 'no --until: open-ended');
+    assert.equal(openEnded.stopSale.endsAt, null, '--until-resumed: open-ended');
     const text = await cli(
       'sales',
       'suspend',
@@ -293,6 +378,7 @@ describe('parasol sales', () => {
       'LO',
       '--from',
       new Date(NOW.getTime() + 10 * day).toISOString(),
+      '--until-resumed',
       '--reason',
       'airline in administration',
     );
@@ -328,7 +414,12 @@ describe('parasol sales', () => {
     assert.deepEqual(ids(await json('sales', 'list', '--state', 'future')), [['open-ended', 'future']]);
     assert.deepEqual(ids(await json('sales', 'list', '--state', 'past')), []);
     const listed = await cli('sales', 'list', '--state', 'future');
-    assert.match(listed.out, new RegExp(`${openEnded.stopSale.id}.*until resumed\\s+starts later`));
+    // a future stop-sale already refuses the sales of its departures: it covers later departures
+    assert.match(listed.out, new RegExp(`${openEnded.stopSale.id}.*until resumed\\s+covering later departures`));
+    assert.match((await cli('sales', 'list')).out, new RegExp(`${strike.stopSale.id}.*covering departures now`));
+    const both = await cli('sales', 'list', '--all', '--state', 'current');
+    assert.equal(both.code, 1, '--all and --state: which one was meant is not guessed');
+    assert.match(both.err, /--state: --all or --state, not both/);
 
     const leg = (at: Date) => ({
       airline: 'LO',
@@ -532,6 +623,45 @@ describe('parasol sales', () => {
     // OSL is UTC+1 or +2: the period is the flight's departure minute
     assert.equal(new Date(stopSale.endsAt).getTime() - new Date(stopSale.startsAt).getTime(), 60_000);
     await cli('sales', 'resume', stopSale.id);
+  });
+
+  it('refuses a stop-sale without an end unless --until-resumed says so, and one with both', async () => {
+    const future = (days: number) => new Date(NOW.getTime() + days * 86_400_000).toISOString();
+    const forgotten = await cli('sales', 'suspend', '--airport', 'ORY', '--from', future(1), '--reason', 'strike');
+    assert.equal(forgotten.code, 1, 'a forgotten end is not read as a stop-sale without one');
+    assert.match(forgotten.err, /--until: is required .*or say until sales are resumed/);
+    const both = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--until-resumed',
+      '--reason',
+      'strike',
+    );
+    assert.equal(both.code, 1);
+    assert.match(both.err, /--until-resumed: an end or until sales are resumed, not both/);
+    const flight = await cli(
+      'sales',
+      'suspend',
+      '--airline',
+      'AF',
+      '--route',
+      'CDG-JFK',
+      '--departure',
+      future(3).slice(0, 16),
+      '--until-resumed',
+      '--reason',
+      'grounded',
+    );
+    assert.equal(flight.code, 1, 'one flight is its departure minute');
+    assert.match(flight.err, /--until-resumed: one flight/);
+    const listed = await json('sales', 'list', '--state', 'all');
+    assert.ok(!listed.stopSales.some((s: { reason: string }) => s.reason === 'strike' || s.reason === 'grounded'));
   });
 
   it('refuses a stop-sale without a scope, with an unknown code, a reversed or past period, naming the options', async () => {
