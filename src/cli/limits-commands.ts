@@ -5,12 +5,15 @@ import {
   countStopSales,
   listStopSales,
   readCap,
+  readExposureFilter,
   resumeSales,
   setCap,
   STOP_SALES_LISTED,
   stopSaleScopeText,
+  stopSaleState,
   suspendSales,
   type StopSale,
+  type StopSaleListing,
 } from '../limits/index.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
@@ -26,6 +29,12 @@ import { table, when, type CommandKit } from './kit.ts';
 
 const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 
+/** "departures 2026-12-03 00:00Z to 2026-12-05 00:00Z", or "departures from … until sales are resumed". */
+const period = (s: Pick<StopSale, 'startsAt' | 'endsAt'>) =>
+  s.endsAt
+    ? `departures ${when(s.startsAt)} to ${when(s.endsAt)}`
+    : `departures from ${when(s.startsAt)} until sales are resumed`;
+
 const stopSaleJson = (s: StopSale) => ({
   id: s.id,
   environment: s.environment ?? 'all',
@@ -34,7 +43,7 @@ const stopSaleJson = (s: StopSale) => ({
   departureAirport: s.departureAirport,
   arrivalAirport: s.arrivalAirport,
   startsAt: s.startsAt.toISOString(),
-  endsAt: s.endsAt.toISOString(),
+  endsAt: s.endsAt?.toISOString() ?? null,
   reason: s.reason,
   createdBy: s.createdBy,
   createdAt: s.createdAt.toISOString(),
@@ -115,14 +124,27 @@ export function limitsCommands(
   leaf(
     limits,
     'flights',
-    'The upcoming flights using the highest share of their cap, with that share',
-    'parasol limits flights --env production --limit 20',
+    'The upcoming flights using the highest share of their cap, one line per flight with each currency’s total',
+    'parasol limits flights --env production --currency EUR --airline AF --from 2026-12-01 --to 2026-12-31',
   )
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
+    .option('--currency <code>', 'only the exposure in this currency')
+    .option('--airline <code>', 'only this airline (the operating carrier)')
+    .option('--from <YYYY-MM-DD>', 'local departures from this date')
+    .option('--to <YYYY-MM-DD>', 'local departures up to this date, included')
     .option('--limit <n>', 'at most this many (default 20, at most 500)')
+    .option('--after <cursor>', 'the next page: the cursor the previous page printed')
     .action(
       run(
-        async (options: { env?: Environment; limit?: string }) => {
+        async (options: {
+          env?: Environment;
+          currency?: string;
+          airline?: string;
+          from?: string;
+          to?: string;
+          limit?: string;
+          after?: string;
+        }) => {
           const limit =
             options.limit === undefined
               ? 20
@@ -133,9 +155,22 @@ export function limitsCommands(
             throw new DomainError('validation_failed', 'The limit is not valid.', {
               errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number from 1 to 500' }],
             });
-          const flights = await highestExposures(db, { now: now(), environment: options.env, limit, defaultCapMajor });
+          const filter = readExposureFilter(options);
+          const { flights, next } = await highestExposures(db, {
+            now: now(),
+            environment: options.env,
+            limit,
+            defaultCapMajor,
+            filter,
+          });
+          // one line per flight: a flight sold in two currencies shows both totals, each against its own cap
+          const each = (f: (typeof flights)[number], read: (c: (typeof f.currencies)[number]) => string) =>
+            f.currencies.map(read).join(' + ');
           return {
-            data: { flights: flights.map((f) => ({ ...f, departureAt: f.departureAt.toISOString() })) },
+            data: {
+              flights: flights.map((f) => ({ ...f, departureAt: f.departureAt.toISOString() })),
+              next: next ?? null,
+            },
             lines: flights.length
               ? table(
                   ['ENV', 'FLIGHT', 'DEPARTURE (LOCAL)', 'LEGS', 'EXPOSURE', 'CAP', 'SHARE'],
@@ -143,16 +178,24 @@ export function limitsCommands(
                     f.environment,
                     `${f.airline} ${f.departureAirport}-${f.arrivalAirport}`,
                     f.departureLocal,
-                    String(f.legs),
-                    formatMoney(f.amount, f.currency),
-                    formatMoney(f.cap, f.currency),
-                    percent(f.share),
+                    each(f, (c) => String(c.legs)),
+                    each(f, (c) => formatMoney(c.amount, c.currency)),
+                    each(f, (c) => formatMoney(c.cap, c.currency)),
+                    each(f, (c) => percent(c.share)),
                   ]),
-                )
-              : ['No upcoming flight carries exposure.'],
+                ).concat(next ? [`Next page: --after ${next}`] : [])
+              : ['No upcoming flight carries exposure' + (options.after ? ' after this page.' : '.')],
           };
         },
-        (pointer) => ({ '/limit': '--limit' })[pointer],
+        (pointer) =>
+          ({
+            '/limit': '--limit',
+            '/currency': '--currency',
+            '/airline': '--airline',
+            '/from': '--from',
+            '/to': '--to',
+            '/after': '--after',
+          })[pointer],
       ),
     );
 
@@ -171,6 +214,7 @@ export function limitsCommands(
       '/departureLocal': '--departure',
       '/startsAt': '--from',
       '/endsAt': '--until',
+      '/untilResumed': '--until-resumed',
       '/reason': '--reason',
     })[pointer];
 
@@ -189,7 +233,8 @@ export function limitsCommands(
       'one flight: its local departure (with --airline and --route); replaces --from/--until',
     )
     .option('--from <instant>', 'first departure covered, ISO 8601 with offset (e.g. 2026-12-03T00:00Z)')
-    .option('--until <instant>', 'departures before this instant are covered')
+    .option('--until <instant>', 'departures before this instant are covered (or --until-resumed)')
+    .option('--until-resumed', 'no end: every departure from --from on, until you resume sales (instead of --until)')
     .requiredOption('--reason <text>', 'why (shown to partners in the 409 detail; 1–500 characters)')
     .action(
       run(
@@ -201,6 +246,7 @@ export function limitsCommands(
           departure?: string;
           from?: string;
           until?: string;
+          untilResumed?: boolean;
           reason: string;
         }) => {
           const errors: FieldError[] = [];
@@ -228,6 +274,7 @@ export function limitsCommands(
               departureLocal: options.departure,
               startsAt: options.from,
               endsAt: options.until,
+              untilResumed: options.untilResumed === true,
               reason: options.reason,
             },
             now(),
@@ -236,10 +283,10 @@ export function limitsCommands(
             data: { stopSale: stopSaleJson(stop), alreadySuspended: stop.alreadySuspended },
             lines: stop.alreadySuspended
               ? [
-                  `Already suspended: stop-sale ${stop.id} (${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}) is in force with this reason. Nothing changed.`,
+                  `Already suspended: stop-sale ${stop.id} (${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, ${period(stop)}) is in force with this reason. Nothing changed.`,
                 ]
               : [
-                  `Suspended sales ${stop.id}: ${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}.`,
+                  `Suspended sales ${stop.id}: ${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, ${period(stop)}.`,
                   'A running server applies it to quotes within 2 s, to subscriptions at once.',
                 ],
           };
@@ -251,36 +298,77 @@ export function limitsCommands(
   leaf(
     sales,
     'list',
-    'List the stop-sales in force (--all: resumed and past ones too); at most 1,000, saying how many more',
-    'parasol sales list',
+    'List the stop-sales in force (--state: current, future, past or all); at most 1,000, saying how many more',
+    'parasol sales list --state current',
   )
-    .option('--all', 'also resumed and past stop-sales')
+    .addOption(
+      new Option(
+        '--state <state>',
+        'in-force (default: current and future), current (covering departures now), future (covering later departures only — already refusing their sales), past (ended or resumed), all',
+      ).choices(['in-force', 'current', 'future', 'past', 'all']),
+    )
+    .option('--all', 'also resumed and past stop-sales (as --state all; not with --state)')
     .action(
-      run(async (options: { all?: boolean }) => {
-        const scope = { now: now(), all: options.all === true };
-        const stops = await listStopSales(db, scope);
-        // capped: say how many were left out (with --all, the oldest; else those starting last)
-        const more = stops.length < STOP_SALES_LISTED ? 0 : (await countStopSales(db, scope)) - stops.length;
-        return {
-          data: { stopSales: stops.map(stopSaleJson), more },
-          lines: stops.length
-            ? table(
-                ['ID', 'ENV', 'SCOPE', 'DEPARTURES FROM', 'UNTIL', 'STATE', 'REASON'],
-                stops.map((s) => [
-                  s.id,
-                  s.environment ?? 'all',
-                  stopSaleScopeText(s),
-                  when(s.startsAt),
-                  when(s.endsAt),
-                  s.resumedAt ? `resumed ${when(s.resumedAt)}` : s.endsAt <= now() ? 'past' : 'in force',
-                  s.reason,
-                ]),
-              ).concat(
-                more > 0 ? [`… and ${more} more (${options.all ? 'older' : 'starting later'}), not listed.`] : [],
-              )
-            : ['No stop-sale in force.'],
-        };
-      }),
+      run(
+        async (options: { all?: boolean; state?: string }) => {
+          if (options.all === true && options.state !== undefined)
+            throw new DomainError('validation_failed', 'The listing is not valid.', {
+              errors: [{ field: '/state', code: 'not_allowed', message: '--all or --state, not both' }],
+            });
+          const state: StopSaleListing =
+            options.all === true
+              ? 'all'
+              : options.state === undefined || options.state === 'in-force'
+                ? 'inForce'
+                : (options.state as StopSaleListing);
+          const at = now();
+          const scope = { now: at, state };
+          const stops = await listStopSales(db, scope);
+          // capped: say how many were left out (past or all, the oldest; else those starting last)
+          const more = stops.length < STOP_SALES_LISTED ? 0 : (await countStopSales(db, scope)) - stops.length;
+          return {
+            data: {
+              stopSales: stops.map((s) => ({ ...stopSaleJson(s), state: stopSaleState(s, at) })),
+              more,
+            },
+            lines: stops.length
+              ? table(
+                  ['ID', 'ENV', 'SCOPE', 'DEPARTURES FROM', 'UNTIL', 'STATE', 'REASON'],
+                  stops.map((s) => [
+                    s.id,
+                    s.environment ?? 'all',
+                    stopSaleScopeText(s),
+                    when(s.startsAt),
+                    s.endsAt ? when(s.endsAt) : 'until resumed',
+                    s.resumedAt
+                      ? `resumed ${when(s.resumedAt)}`
+                      : {
+                          current: 'covering departures now',
+                          future: 'covering later departures',
+                          past: 'past',
+                        }[stopSaleState(s, at)],
+                    s.reason,
+                  ]),
+                ).concat(
+                  more > 0
+                    ? [
+                        `… and ${more} more (${state === 'all' || state === 'past' ? 'older' : 'starting later'}), not listed.`,
+                      ]
+                    : [],
+                )
+              : [
+                  {
+                    inForce: 'No stop-sale in force.',
+                    current: 'No stop-sale covers departures now.',
+                    future: 'No stop-sale covers later departures only.',
+                    past: 'No stop-sale ended or resumed.',
+                    all: 'No stop-sale.',
+                  }[state],
+                ],
+          };
+        },
+        (pointer) => ({ '/state': '--state' })[pointer],
+      ),
     );
 
   leaf(sales, 'resume <id>', 'Resume sales: end a stop-sale now', 'parasol sales resume 3f2b…').action(

@@ -26,7 +26,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { openJson, sealJson } from '../platform/signed-token.ts';
 import { findConfigurationById, type Coverage } from '../partners/index.ts';
 import { MONITORING_SCHEDULE } from '../monitoring/index.ts';
-import { releaseExposure, reserveExposure } from '../limits/index.ts';
+import { moveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
@@ -262,15 +262,6 @@ export async function confirmFlightChange(
     actor: caller.actor,
     now,
   });
-  const coverage = contract.coverage as Coverage;
-  const exposureLegs = (legs: contracts.LegRow[]) => legs.map(exposureLeg);
-  await releaseExposure(trx, {
-    environment: contract.environment,
-    currency: contract.currency,
-    coverage,
-    passengers: contract.passengers,
-    legs: exposureLegs(changed),
-  });
   await audit(trx, {
     actor: caller.actor,
     partnerId: caller.partnerId,
@@ -304,15 +295,20 @@ export async function confirmFlightChange(
   const horizon = now.getTime() + MONITORING_SCHEDULE.planningHorizonHours * 3_600_000;
   if ([...changed, ...legsAfter].some((l) => l.departure_at.getTime() < horizon))
     await deps.jobs.send('flights_plan', {}, { trx });
-  // last, like subscribe: it locks the flights' exposure rows until the commit
-  await reserveExposure(trx, {
+  // last, like subscribe: it locks the flights' exposure rows until the commit. The changed legs'
+  // exposure moves from their old flights to their new ones, netted per flight: a leg staying on its
+  // flight (a new number at the same minute) adds nothing and is never refused for its own exposure
+  await moveExposure(trx, {
     environment: contract.environment,
     currency: contract.currency,
-    coverage,
+    coverage: contract.coverage as Coverage,
     passengers: contract.passengers,
-    legs: exposureLegs(legsAfter.filter((l) => change.legs.some((n) => n.leg === l.leg_index))),
+    from: changed.map(exposureLeg),
+    // in the request's order: a refusal names the leg's pointer in it (/flights/N)
+    to: change.legs.map((n) => exposureLeg(legsAfter.find((l) => l.leg_index === n.leg)!)),
     now,
     defaultCapMajor: deps.limits?.defaultCapMajor,
+    snapshot: deps.limits,
   });
   const difference = result.difference.total;
   return {

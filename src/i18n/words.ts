@@ -440,6 +440,15 @@ export interface Words {
     routeTo: string;
     oneFlightDeparture: string;
     resumeConfirm: (scope: string) => string;
+    departingFrom: string;
+    departingUntil: string;
+    perCurrency: string;
+    untilResumed: string;
+    /** The suspend form's checkbox: no end, in force until sales are resumed. */
+    untilResumedChoice: string;
+    showStopSales: string;
+    stopSaleStates: { current: string; future: string; past: string; inForce: string; all: string };
+    state: string;
   };
   /** The operator console's risk model page (web/admin-risk-routes.ts). */
   riskModels: {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
@@ -141,6 +142,69 @@ export async function releaseExposure(
   noteAfterCommit(trx, request.snapshot, amounts);
 }
 
+/**
+ * A flight change moves legs' exposure from their old flights to their new ones, in the caller's
+ * transaction, netted per flight: a flight the contract leaves gives its exposure back, a flight it
+ * joins takes it under the cap (409 capacity_exceeded naming the leg, `/flights/N` where N is the
+ * leg's index in `to`) after the stop-sales check (409 sales_suspended), and a flight it stays on
+ * (a new flight number at the same minute, a codeshare named or cleared with the same operating
+ * carrier) is not touched — a change is never refused for the exposure the contract itself already
+ * has there, even when the cap was lowered below that flight's exposure. Flights are taken in key
+ * order, the releases with the reservations, so two changes in opposite directions never deadlock;
+ * the caller's transaction rolls everything back on a refusal (nothing is released without the new
+ * flight being reserved).
+ */
+export async function moveExposure(
+  trx: Trx,
+  request: Omit<ReserveRequest, 'legs' | 'along'> & {
+    from: readonly LegToCheck[];
+    to: readonly LegToCheck[];
+  },
+): Promise<void> {
+  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
+  const keyed = (legs: readonly LegToCheck[]) =>
+    legs.map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }));
+  const leaving = keyed(request.from);
+  const joining = keyed(request.to);
+  const stays = new Set(leaving.map((l) => flightKeyString(l.key)));
+  const joined = joining.filter((j) => !stays.has(flightKeyString(j.key)));
+  const staying = new Set(joining.map((j) => flightKeyString(j.key)));
+  const left = leaving.filter((l) => !staying.has(flightKeyString(l.key)));
+  // a stop-sale refuses new cover: a flight the contract stays on is not new cover
+  let cap = 0;
+  if (joined.length > 0) {
+    const read = await repo.stopSalesAndCap(trx, {
+      after: request.now,
+      environment: request.environment,
+      currency: request.currency,
+      defaultMajor: request.defaultCapMajor,
+      legs: joined.map((j) => j.leg),
+    });
+    cap = read.cap;
+    checkStopSales(
+      new StopSaleIndex(read.stops),
+      request.environment,
+      joined.map((j) => j.leg),
+      '/flights',
+      joined.map((j) => j.index),
+    );
+  }
+  if (perLeg <= 0) return;
+  const steps = [...left.map((l) => ({ ...l, joins: false })), ...joined.map((j) => ({ ...j, joins: true }))].sort(
+    (a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1),
+  );
+  const amounts: { key: FlightKey; amount: number }[] = [];
+  for (const step of steps) {
+    const amount = step.joins
+      ? await repo.addExposure(trx, step.key, step.leg.departureAt, perLeg, cap)
+      : await repo.releaseExposure(trx, step.key, perLeg, 1);
+    if (amount === undefined && step.joins)
+      throw capacityExceeded(step.leg, step.index, request.currency, '/flights', 'change');
+    if (amount !== undefined) amounts.push({ key: step.key, amount });
+  }
+  noteAfterCommit(trx, request.snapshot, amounts);
+}
+
 /** Caps above this are refused as typing errors (10^13 minor units: 100 billion euros). */
 export const MAX_CAP = 10_000_000_000_000;
 
@@ -247,13 +311,135 @@ export async function listCaps(db: Executor, defaultCapMajor?: number): Promise<
   return caps.sort((a, b) => a.environment.localeCompare(b.environment) || a.currency.localeCompare(b.currency));
 }
 
+/** One currency's exposure on a flight with its cap and the share of it used. */
+export interface CurrencyExposureView extends repo.CurrencyExposure {
+  /** amount ÷ cap (a cap lowered below the exposure shows above 1). */
+  share: number;
+}
+
+/**
+ * A flight of the top list: its most used currency's exposure at the top level (`currency`, `amount`,
+ * `legs`, `cap`, `share`), and every currency's in `currencies`, that one first — a flight sold in
+ * EUR and USD is one line with two totals, each against its own cap (never converted).
+ */
 export interface ExposureView extends repo.FlightExposure {
   cap: number;
   /** amount ÷ cap, in [0, 1] (a cap lowered below the exposure shows above 1). */
   share: number;
+  currencies: CurrencyExposureView[];
 }
 
-/** The upcoming flights using the highest share of their cap, each with its cap and that share. */
+export interface ExposurePage {
+  flights: ExposureView[];
+  /** The `after` of the next page; absent on the last. */
+  next: string | undefined;
+}
+
+/** What the top list may be narrowed to, as typed (CLI options, console query): checked by `readExposureFilter`. */
+export interface ExposureFilterInput {
+  /** The environment the list is of (checked by the caller: CLI choices, console schema); empty or absent: all. */
+  env?: string | undefined;
+  currency?: string | undefined;
+  airline?: string | undefined;
+  /** Local departure dates, YYYY-MM-DD, both included. */
+  from?: string | undefined;
+  to?: string | undefined;
+  /** A page's `next`. */
+  after?: string | undefined;
+}
+
+export interface ExposureFilter {
+  currency?: string | undefined;
+  airline?: string | undefined;
+  fromDate?: string | undefined;
+  toDate?: string | undefined;
+  cursor?: repo.ExposureCursor | undefined;
+}
+
+const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const realDate = (d: string) => DATE.test(d) && new Date(`${d}T00:00Z`).toISOString().slice(0, 10) === d;
+
+/** Reads the top list's filter and page; 422 validation_failed naming each field wrong. */
+export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
+  const errors: FieldError[] = [];
+  const given = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  const currency = given(input.currency)?.toUpperCase();
+  if (currency !== undefined && !/^[A-Z]{3}$/.test(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  const airline = given(input.airline)?.toUpperCase();
+  if (airline !== undefined && !/^[A-Z0-9]{2}$/.test(airline))
+    errors.push({ field: '/airline', code: 'invalid_format', message: 'must be an IATA airline code such as AF' });
+  const fromDate = given(input.from);
+  const toDate = given(input.to);
+  for (const [field, d] of [
+    ['/from', fromDate],
+    ['/to', toDate],
+  ] as const)
+    if (d !== undefined && !realDate(d))
+      errors.push({ field, code: 'invalid_format', message: 'must be a local departure date YYYY-MM-DD' });
+  if (fromDate && toDate && realDate(fromDate) && realDate(toDate) && toDate < fromDate)
+    errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before the first date' });
+  const after = given(input.after);
+  const read = after === undefined ? undefined : readCursor(after);
+  if (after !== undefined && !read)
+    errors.push({ field: '/after', code: 'invalid', message: 'is not the next page of this list' });
+  // a cursor continues the list it was printed for: with other filters it would skip or repeat lines
+  const environment = given(input.env);
+  if (read && errors.length === 0 && read.list !== listHash(environment, { currency, airline, fromDate, toDate }))
+    errors.push({
+      field: '/after',
+      code: 'invalid',
+      message: 'is the next page of a list with other filters: give the same filters, or start from the first page',
+    });
+  if (errors.length) throw new DomainError('validation_failed', 'The filter is not valid.', { errors });
+  return { currency, airline, fromDate, toDate, cursor: read?.cursor };
+}
+
+/**
+ * Which list a cursor belongs to: a short hash of its environment and filter, as read (upper-cased,
+ * trimmed). Not a secret — it only tells a page of another list from one of this list.
+ */
+function listHash(
+  environment: string | undefined,
+  filter: Pick<ExposureFilter, 'currency' | 'airline' | 'fromDate' | 'toDate'>,
+): string {
+  const list = [
+    environment ?? null,
+    filter.currency ?? null,
+    filter.airline ?? null,
+    filter.fromDate ?? null,
+    filter.toDate ?? null,
+  ];
+  return crypto.hash('sha256', JSON.stringify(list), 'buffer').subarray(0, 6).toString('base64url');
+}
+
+/** A page's `next`: the last line's sort key and the hash of its list (`listHash`), base64url JSON. */
+const cursorText = (cursor: repo.ExposureCursor, list: string): string =>
+  Buffer.from(JSON.stringify([...cursor, list]), 'utf8').toString('base64url');
+
+function readCursor(text: string): { cursor: repo.ExposureCursor; list: string } | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(value) &&
+      value.length === 8 &&
+      value.every((v) => typeof v === 'string' && v.length <= 40) &&
+      /^\d{1,60}$/.test(value[0]) &&
+      !Number.isNaN(Date.parse(value[1])) &&
+      (ENVIRONMENTS as readonly string[]).includes(value[2])
+    )
+      return { cursor: value.slice(0, 7) as repo.ExposureCursor, list: value[7] as string };
+  } catch {
+    // not base64url JSON: refused below
+  }
+  return undefined;
+}
+
+/**
+ * The upcoming flights using the highest share of their cap, one line per flight with each
+ * currency's exposure, cap and share; a page of `limit` after `filter.cursor`, and the next page's
+ * cursor. Stable order: share, then departure, then the flight's key.
+ */
 export async function highestExposures(
   db: Executor,
   options: {
@@ -261,13 +447,35 @@ export async function highestExposures(
     environment?: Environment | undefined;
     limit?: number | undefined;
     defaultCapMajor?: number | undefined;
+    filter?: ExposureFilter | undefined;
   },
-): Promise<ExposureView[]> {
-  const flights = await repo.topExposures(db, {
+): Promise<ExposurePage> {
+  const { flights, next } = await repo.topExposures(db, {
     after: options.now,
     environment: options.environment,
     limit: options.limit ?? 20,
     defaultCapMajor: options.defaultCapMajor,
+    ...options.filter,
   });
-  return flights.map((f) => ({ ...f, share: f.amount / f.cap }));
+  return {
+    flights: flights.map((f) => {
+      const currencies = f.currencies.map((c) => ({ ...c, share: c.amount / c.cap }));
+      const top = currencies[0]!;
+      return {
+        environment: f.environment,
+        currency: top.currency,
+        airline: f.airline,
+        departureAirport: f.departureAirport,
+        arrivalAirport: f.arrivalAirport,
+        departureLocal: f.departureLocal,
+        departureAt: f.departureAt,
+        amount: top.amount,
+        legs: top.legs,
+        cap: top.cap,
+        share: top.share,
+        currencies,
+      };
+    }),
+    next: next && cursorText(next, listHash(options.environment, options.filter ?? {})),
+  };
 }

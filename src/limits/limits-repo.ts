@@ -192,31 +192,132 @@ export async function findExposure(db: Executor, key: FlightKey): Promise<Flight
   return row && exposureOf(row);
 }
 
+/** One currency's exposure on a flight, with its cap. */
+export interface CurrencyExposure {
+  currency: string;
+  amount: number;
+  legs: number;
+  cap: number;
+}
+
+/** A flight of the top list: every currency's exposure on it, the most used share of a cap first. */
+export interface FlightExposureLine {
+  environment: Environment;
+  airline: string;
+  departureAirport: string;
+  arrivalAirport: string;
+  departureLocal: string;
+  departureAt: Date;
+  currencies: CurrencyExposure[];
+}
+
 /**
- * Upcoming flights (departing after `after`) with their cap, by the share of it they use, highest
- * first: amounts in different currencies (JPY minor units, EUR cents) compare only as shares of their
- * own caps. The cap of the flight's environment and currency, else the default (`defaultCap`,
- * computed in SQL from `defaultCapMajor` and the currency's minor unit). One statement.
+ * Where a page of the top list ends: the last flight's sort key, `[rank, departure instant,
+ * environment, airline, departure airport, arrival airport, local departure]` — its rank is
+ * floor(amount × 10^30 ÷ cap) of its most used currency, an exact integer (two different shares of
+ * caps up to 10^13 differ by more than 10^-26), so the order is total and a page never repeats nor
+ * skips a flight whose exposure did not change.
+ */
+export type ExposureCursor = [string, string, Environment, string, string, string, string];
+
+export interface TopExposureFilter {
+  after: Date;
+  environment?: Environment | undefined;
+  currency?: string | undefined;
+  /** The exposure's airline: the operating carrier. */
+  airline?: string | undefined;
+  /** Local departure dates 'YYYY-MM-DD', both included. */
+  fromDate?: string | undefined;
+  toDate?: string | undefined;
+  defaultCapMajor?: number | undefined;
+}
+
+/**
+ * Upcoming flights (departing after `after`) by the share of their cap they use, highest first —
+ * one line per flight with every currency's exposure on it (contracts of two currencies on one
+ * flight are two exposures, each against its own cap: the line's share is the higher). Amounts in
+ * different currencies (JPY minor units, EUR cents) compare only as shares of their own caps. The cap
+ * of the flight's environment and currency, else the default (`defaultCap`, computed in SQL from
+ * `defaultCapMajor` and the currency's minor unit). Keyset pages: `limit` lines after `cursor`, and
+ * the cursor of the next page when there is one. One statement.
  */
 export async function topExposures(
   db: Executor,
-  options: { after: Date; environment?: Environment | undefined; limit: number; defaultCapMajor?: number | undefined },
-): Promise<(FlightExposure & { cap: number })[]> {
+  options: TopExposureFilter & { limit: number; cursor?: ExposureCursor | undefined },
+): Promise<{ flights: FlightExposureLine[]; next: ExposureCursor | undefined }> {
   const exceptions = currencyExponentExceptions();
   const exponents = sql`(VALUES ${sql.join(exceptions.map((c) => sql`(${c.currency}, ${c.exponent}::int)`))}) AS x (currency, exponent)`;
   const major = options.defaultCapMajor ?? DEFAULT_CAP_MAJOR_UNITS;
-  const rows = await sql<Parameters<typeof exposureOf>[0] & { cap: number }>`
-    SELECT * FROM (
+  const text = (value: string | undefined) => sql`${value ?? null}::text`;
+  const c = options.cursor;
+  const after = c
+    ? sql`AND (f.rank < ${c[0]}::numeric OR (f.rank = ${c[0]}::numeric AND
+        (f.departure_at, f.environment, f.airline, f.departure_airport, f.arrival_airport, f.departure_local)
+          > (${new Date(c[1])}::timestamptz, ${c[2]}::text, ${c[3]}::text, ${c[4]}::text, ${c[5]}::text, ${c[6]}::text)))`
+    : sql``;
+  const rows = await sql<{
+    environment: Environment;
+    airline: string;
+    departure_airport: string;
+    arrival_airport: string;
+    departure_local: string;
+    departure_at: Date;
+    rank_text: string;
+    currencies: [string, number | string, number, number | string][];
+  }>`
+    WITH e AS (
       SELECT e.*, coalesce(c.amount, (${major}::numeric * power(10::numeric, coalesce(x.exponent, 2)))::bigint) AS cap
       FROM flight_exposure e
       LEFT JOIN exposure_caps c ON c.environment = e.environment AND c.currency = e.currency
       LEFT JOIN ${exponents} ON x.currency = e.currency
       WHERE e.departure_at > ${options.after} AND e.amount > 0
-        AND (${options.environment ?? null}::text IS NULL OR e.environment = ${options.environment ?? null})
-    ) f
-    ORDER BY f.amount::numeric / f.cap DESC, f.departure_at
-    LIMIT ${options.limit}`.execute(db);
-  return rows.rows.map((r) => ({ ...exposureOf(r), cap: Number(r.cap) }));
+        AND (${text(options.environment)} IS NULL OR e.environment = ${text(options.environment)})
+        AND (${text(options.currency)} IS NULL OR e.currency = ${text(options.currency)})
+        AND (${text(options.airline)} IS NULL OR e.airline = ${text(options.airline)})
+        AND (${text(options.fromDate)} IS NULL OR e.departure_local >= ${text(options.fromDate)})
+        AND (${text(options.toDate)} IS NULL OR e.departure_local < (${text(options.toDate)} || 'U'))
+    ), ranked AS (
+      SELECT e.*, div(e.amount::numeric * 1e30, e.cap::numeric) AS rank FROM e
+    ), f AS (
+      SELECT environment, airline, departure_airport, arrival_airport, departure_local,
+        min(departure_at) AS departure_at, max(rank) AS rank,
+        json_agg(json_build_array(currency, amount, legs, cap) ORDER BY rank DESC, currency) AS currencies
+      FROM ranked
+      GROUP BY environment, airline, departure_airport, arrival_airport, departure_local
+    )
+    SELECT f.*, f.rank::text AS rank_text FROM f WHERE true ${after}
+    ORDER BY f.rank DESC, f.departure_at, f.environment, f.airline, f.departure_airport, f.arrival_airport, f.departure_local
+    LIMIT ${options.limit + 1}`.execute(db);
+  const flights = rows.rows.slice(0, options.limit);
+  const last = flights.at(-1);
+  return {
+    flights: flights.map((r) => ({
+      environment: r.environment,
+      airline: r.airline,
+      departureAirport: r.departure_airport,
+      arrivalAirport: r.arrival_airport,
+      departureLocal: r.departure_local,
+      departureAt: r.departure_at,
+      currencies: r.currencies.map(([currency, amount, legs, cap]) => ({
+        currency: currency.trim(),
+        amount: Number(amount),
+        legs,
+        cap: Number(cap),
+      })),
+    })),
+    next:
+      rows.rows.length > options.limit && last
+        ? [
+            last.rank_text,
+            last.departure_at.toISOString(),
+            last.environment,
+            last.airline,
+            last.departure_airport,
+            last.arrival_airport,
+            last.departure_local,
+          ]
+        : undefined,
+  };
 }
 
 /**
@@ -252,7 +353,6 @@ export async function exposuresAtLeast(
 
 export interface StopSale extends StopSaleScope {
   createdBy: string;
-  createdAt: Date;
   resumedAt: Date | null;
   resumedBy: string | null;
 }
@@ -265,7 +365,7 @@ type StopSaleRow = {
   departure_airport: string | null;
   arrival_airport: string | null;
   starts_at: Date;
-  ends_at: Date;
+  ends_at: Date | null;
   reason: string;
   created_by: string;
   created_at: Date;
@@ -290,7 +390,7 @@ const stopSaleOf = (r: StopSaleRow): StopSale => ({
 });
 
 /** What makes two stop-sales the same one: a stop-sale without its id. */
-type StopSaleIdentity = Omit<StopSaleScope, 'id'>;
+type StopSaleIdentity = Omit<StopSaleScope, 'id' | 'createdAt'>;
 
 export async function insertStopSale(
   db: Executor,
@@ -326,7 +426,7 @@ export async function lockStopSaleIdentity(db: Executor, values: StopSaleIdentit
     values.departureAirport,
     values.arrivalAirport,
     values.startsAt.toISOString(),
-    values.endsAt.toISOString(),
+    values.endsAt?.toISOString() ?? null,
     values.reason,
   ]);
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`stop-sale/${identity}`}, 0))`.execute(db);
@@ -348,7 +448,7 @@ export async function findSameStopSale(db: Executor, values: StopSaleIdentity): 
     .where(same('departure_airport', values.departureAirport))
     .where(same('arrival_airport', values.arrivalAirport))
     .where('starts_at', '=', values.startsAt)
-    .where('ends_at', '=', values.endsAt)
+    .where(sql<boolean>`ends_at IS NOT DISTINCT FROM ${values.endsAt}::timestamptz`)
     .where('reason', '=', values.reason)
     .orderBy('created_at')
     .executeTakeFirst();
@@ -356,19 +456,45 @@ export async function findSameStopSale(db: Executor, values: StopSaleIdentity): 
 }
 
 /**
- * Stop-sales in force (not resumed) that cover departures after `after` — with `startingBefore`, only
- * those starting before it (the quote snapshot: departures a quote can name); every one with `all`. By
- * start. At most `limit` (a listing for people: those in force starting first; with `all`, the
- * latest, past ones being the history); without, every one (what enforces them: none may be left out).
+ * Which stop-sales a listing shows at `after` (now): `inForce` — not resumed, not ended (current and
+ * future, what is enforced); `current` — in force and covering departures from now (started);
+ * `future` — in force from a later start; `past` — resumed or ended; `all`.
+ */
+export type StopSaleListing = 'inForce' | 'current' | 'future' | 'past' | 'all';
+
+const inForce = (after: Date) =>
+  sql<boolean>`resumed_at IS NULL AND (ends_at IS NULL OR ends_at > ${after}::timestamptz)`;
+
+/** The condition of a listing's stop-sales at `after`. */
+function listed(state: StopSaleListing, after: Date) {
+  switch (state) {
+    case 'inForce':
+      return inForce(after);
+    case 'current':
+      return sql<boolean>`${inForce(after)} AND starts_at <= ${after}::timestamptz`;
+    case 'future':
+      return sql<boolean>`${inForce(after)} AND starts_at > ${after}::timestamptz`;
+    case 'past':
+      return sql<boolean>`NOT (${inForce(after)})`;
+    case 'all':
+      return sql<boolean>`true`;
+  }
+}
+
+/**
+ * Stop-sales of a listing (`state`, default in force) — with `startingBefore`, only those starting
+ * before it (the quote snapshot: departures a quote can name). By start. At most `limit` (a listing
+ * for people: those starting first; past or all, the latest, past ones being the history); without,
+ * every one (what enforces them: none may be left out).
  */
 export async function listStopSales(
   db: Executor,
-  options: { after: Date; startingBefore?: Date | undefined; all?: boolean; limit?: number | undefined },
+  options: { after: Date; startingBefore?: Date | undefined; state?: StopSaleListing; limit?: number | undefined },
 ): Promise<StopSale[]> {
-  let query = db.selectFrom('stop_sales').selectAll();
-  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+  const state = options.state ?? 'inForce';
+  let query = db.selectFrom('stop_sales').selectAll().where(listed(state, options.after));
   if (options.startingBefore) query = query.where('starts_at', '<', options.startingBefore);
-  const direction = options.all && options.limit !== undefined ? 'desc' : 'asc';
+  const direction = (state === 'all' || state === 'past') && options.limit !== undefined ? 'desc' : 'asc';
   query = query.orderBy('starts_at', direction).orderBy('created_at', direction);
   const rows = await (options.limit === undefined ? query : query.limit(options.limit)).execute();
   if (direction === 'desc') rows.reverse();
@@ -376,9 +502,11 @@ export async function listStopSales(
 }
 
 /** How many stop-sales listStopSales would list without a limit. */
-export async function countStopSales(db: Executor, options: { after: Date; all?: boolean }): Promise<number> {
-  let query = db.selectFrom('stop_sales').select((eb) => eb.fn.countAll<string>().as('n'));
-  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+export async function countStopSales(db: Executor, options: { after: Date; state?: StopSaleListing }): Promise<number> {
+  const query = db
+    .selectFrom('stop_sales')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where(listed(options.state ?? 'inForce', options.after));
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
@@ -396,14 +524,14 @@ const coveringStopSales = (after: Date, environment: Environment, legs: readonly
   )}) AS leg (n, airline, departure_airport, arrival_airport, departure_at)
   CROSS JOIN LATERAL (
     SELECT * FROM stop_sales s
-    WHERE s.resumed_at IS NULL AND s.ends_at > ${after}
+    WHERE s.resumed_at IS NULL AND (s.ends_at IS NULL OR s.ends_at > ${after})
       AND (s.environment IS NULL OR s.environment = ${environment})
       AND (s.airline IS NULL OR s.airline = leg.airline)
       AND (s.airport IS NULL OR s.airport = leg.departure_airport OR s.airport = leg.arrival_airport)
       AND (s.departure_airport IS NULL
         OR (s.departure_airport = leg.departure_airport AND s.arrival_airport = leg.arrival_airport))
-      AND s.starts_at <= leg.departure_at AND s.ends_at > leg.departure_at
-    ORDER BY s.starts_at, s.created_at
+      AND s.starts_at <= leg.departure_at AND (s.ends_at IS NULL OR s.ends_at > leg.departure_at)
+    ORDER BY s.starts_at, s.created_at, s.id
     LIMIT 1
   ) AS st`;
 
@@ -426,7 +554,7 @@ export async function stopSalesAndCap(
     SELECT (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}) AS cap, s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
-    ORDER BY s.starts_at, s.created_at`.execute(db);
+    ORDER BY s.starts_at, s.created_at, s.id`.execute(db);
   const cap = result.rows[0]?.cap;
   return {
     stops: result.rows.filter((r): r is typeof r & { id: string } => r.id !== null).map((r) => stopSaleOf(r)),
@@ -492,7 +620,7 @@ export async function reserveInOneStatement(
       ${along.selectPrefix}s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
-    ORDER BY s.starts_at, s.created_at`.execute(db);
+    ORDER BY s.starts_at, s.created_at, s.id`.execute(db);
   const first = result.rows[0]!;
   along.report(first);
   const added = new Map(

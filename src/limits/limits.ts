@@ -85,11 +85,25 @@ export interface StopSaleScope {
   airport: string | null;
   departureAirport: string | null;
   arrivalAirport: string | null;
-  /** The departures it covers: [startsAt, endsAt). */
+  /** The departures it covers: [startsAt, endsAt); endsAt null: every departure from startsAt on, until sales resume. */
   startsAt: Date;
-  endsAt: Date;
+  endsAt: Date | null;
   reason: string;
+  /** Orders stop-sales starting at the same instant (the first created answers), as the SQL does. */
+  createdAt: Date;
 }
+
+/**
+ * Which of two stop-sales covering a leg answers for it: the one starting first, then the one created
+ * first, then by id — the order of the SQL (`coveringStopSales`: starts_at, created_at, id), so a quote
+ * (this index) and a subscription (the SQL) name the same stop-sale and reason.
+ */
+export const answersBefore = (a: StopSaleScope, b: StopSaleScope): boolean =>
+  a.startsAt.getTime() !== b.startsAt.getTime()
+    ? a.startsAt < b.startsAt
+    : a.createdAt.getTime() !== b.createdAt.getTime()
+      ? a.createdAt < b.createdAt
+      : a.id < b.id;
 
 export function stopSaleMatches(stop: StopSaleScope, environment: Environment, leg: LegToCheck): boolean {
   const at = leg.departureAt.getTime();
@@ -100,7 +114,7 @@ export function stopSaleMatches(stop: StopSaleScope, environment: Environment, l
     (stop.departureAirport === null ||
       (stop.departureAirport === leg.departureAirport && stop.arrivalAirport === leg.arrivalAirport)) &&
     at >= stop.startsAt.getTime() &&
-    at < stop.endsAt.getTime()
+    (stop.endsAt === null || at < stop.endsAt.getTime())
   );
 }
 
@@ -139,7 +153,7 @@ export class StopSaleIndex {
     }
   }
 
-  /** The stop-sale covering this leg that starts first, if any. */
+  /** The stop-sale covering this leg that answers for it (`answersBefore`: starting first), if any. */
   find(environment: Environment, leg: LegToCheck): StopSaleScope | undefined {
     if (this.size === 0) return undefined;
     let found: StopSaleScope | undefined;
@@ -151,7 +165,7 @@ export class StopSaleIndex {
         `airport|${leg.arrivalAirport}`,
       ]) {
         for (const stop of this.buckets.get(`${env}|${scope}`) ?? []) {
-          if (stopSaleMatches(stop, environment, leg) && (!found || stop.startsAt < found.startsAt)) found = stop;
+          if (stopSaleMatches(stop, environment, leg) && (!found || answersBefore(stop, found))) found = stop;
         }
       }
     }
@@ -169,14 +183,17 @@ export function checkStopSales(
   environment: Environment,
   legs: readonly LegToCheck[],
   detailField: '/flights' | '/departureDateTime' = '/departureDateTime',
+  /** Each leg's index in the request, when `legs` are some of its legs (default: their position). */
+  indexes?: readonly number[],
 ): void {
   if (stops.size === 0) return;
-  legs.forEach((leg, index) => {
+  legs.forEach((leg, position) => {
     const stop = stops.find(environment, leg);
     if (stop) {
+      const index = indexes?.[position] ?? position;
       throw new DomainError(
         'sales_suspended',
-        `Sales are suspended for flight ${legName(leg)} (${stopSaleScopeText(stop)}, departures ${stop.startsAt.toISOString()} to ${stop.endsAt.toISOString()}): ${stop.reason}`,
+        `Sales are suspended for flight ${legName(leg)} (${stopSaleScopeText(stop)}, ${stopSalePeriodText(stop)}): ${stop.reason}`,
         {
           errors: [
             {
@@ -191,6 +208,26 @@ export function checkStopSales(
   });
 }
 
+/**
+ * The departures a stop-sale covers, in words: "departures 2026-12-03T00:00:00.000Z to
+ * 2026-12-05T00:00:00.000Z", or "departures from 2026-12-03T00:00:00.000Z until sales resume".
+ */
+export const stopSalePeriodText = (stop: Pick<StopSaleScope, 'startsAt' | 'endsAt'>): string =>
+  stop.endsAt === null
+    ? `departures from ${stop.startsAt.toISOString()} until sales resume`
+    : `departures ${stop.startsAt.toISOString()} to ${stop.endsAt.toISOString()}`;
+
+/** Where a stop-sale stands at `now`: covering departures now (current), from a later start (future), or no more (past). */
+export type StopSaleState = 'current' | 'future' | 'past';
+
+export function stopSaleState(
+  stop: Pick<StopSaleScope, 'startsAt' | 'endsAt'> & { resumedAt: Date | null },
+  now: Date,
+): StopSaleState {
+  if (stop.resumedAt !== null || (stop.endsAt !== null && stop.endsAt.getTime() <= now.getTime())) return 'past';
+  return stop.startsAt.getTime() > now.getTime() ? 'future' : 'current';
+}
+
 /** Where leg `index` is in the request: `/flights/N` (subscribe), else the quote's departure fields. */
 const legField = (index: number, detailField: '/flights' | '/departureDateTime'): string =>
   detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
@@ -200,6 +237,8 @@ export function capacityExceeded(
   index: number,
   currency: string,
   detailField: '/flights' | '/departureDateTime',
+  /** What is refused: a quote (its subscription too), or a flight change. */
+  refused: 'quote' | 'change' = 'quote',
 ): DomainError {
   const field = legField(index, detailField);
   return new DomainError(
@@ -209,7 +248,7 @@ export function capacityExceeded(
     // passenger; the amounts stay untold (every partner's contracts share the flight)
     `The platform cannot insure these passengers on flight ${legName(leg)}: what is left of its capacity (${currency}) is less than the most they could be paid on it. What is left is not disclosed: every partner's contracts share it.`,
     {
-      errors: [{ field, code: 'invalid', message: 'not enough capacity left on this flight for this quote' }],
+      errors: [{ field, code: 'invalid', message: `not enough capacity left on this flight for this ${refused}` }],
     },
   );
 }

@@ -6,6 +6,7 @@ import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { parseDeparture, parseInstant, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
+import type { StopSaleListing } from './limits-repo.ts';
 
 /**
  * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
@@ -27,7 +28,14 @@ export interface SuspendInput {
   departureLocal?: string | undefined;
   /** ISO 8601 instants; the departures in [startsAt, endsAt) are covered. */
   startsAt?: string | undefined;
+  /** Required, unless `untilResumed`. */
   endsAt?: string | undefined;
+  /**
+   * No end: every departure from startsAt on, until the operator resumes sales (an embargo, an
+   * airline in administration). Said explicitly — a forgotten end is refused as required, not read
+   * as a stop-sale with no end — and refused with an end.
+   */
+  untilResumed?: boolean | undefined;
   reason: string;
 }
 
@@ -99,15 +107,15 @@ export async function suspendSales(
   if (!input.airline && !input.airport && !input.departureAirport)
     errors.push({ field: '/airline', code: 'required', message: 'name an airline, an airport, a route or a flight' });
   let startsAt: Date | undefined;
-  let endsAt: Date | undefined;
+  let endsAt: Date | null | undefined;
   if (input.departureLocal) {
     // one flight: the airline's route at that local departure, i.e. the departures of that minute
     if (!input.airline || !input.departureAirport)
       errors.push({ field: '/departureLocal', code: 'required', message: 'a flight needs its airline and route' });
     // one flight's period is its departure minute: a period given too would be silently ignored
-    if (input.startsAt || input.endsAt)
+    if (input.startsAt || input.endsAt || input.untilResumed)
       errors.push({
-        field: input.startsAt ? '/startsAt' : '/endsAt',
+        field: input.startsAt ? '/startsAt' : input.endsAt ? '/endsAt' : '/untilResumed',
         code: 'not_allowed',
         message: 'one flight (its local departure) or a period of departures, not both',
       });
@@ -120,7 +128,23 @@ export async function suspendSales(
     }
   } else {
     startsAt = instant(input.startsAt, '/startsAt', errors);
-    endsAt = instant(input.endsAt, '/endsAt', errors);
+    const endGiven = input.endsAt !== undefined && input.endsAt.trim() !== '';
+    if (input.untilResumed && endGiven)
+      errors.push({
+        field: '/untilResumed',
+        code: 'not_allowed',
+        message: 'an end or until sales are resumed, not both',
+      });
+    else if (input.untilResumed)
+      // no end: open-ended, until the operator resumes sales (an embargo, an airline in administration)
+      endsAt = null;
+    else if (!endGiven)
+      errors.push({
+        field: '/endsAt',
+        code: 'required',
+        message: 'is required (an ISO 8601 instant such as 2026-12-05T00:00Z), or say until sales are resumed',
+      });
+    else endsAt = instant(input.endsAt, '/endsAt', errors);
     if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime())
       errors.push({ field: '/endsAt', code: 'out_of_range', message: 'must be after startsAt' });
   }
@@ -140,7 +164,7 @@ export async function suspendSales(
     departureAirport: from,
     arrivalAirport: to,
     startsAt: startsAt!,
-    endsAt: endsAt!,
+    endsAt: endsAt ?? null,
     reason,
   };
   return db.transaction().execute(async (trx) => {
@@ -163,7 +187,7 @@ export async function suspendSales(
         departureAirport: from,
         arrivalAirport: to,
         startsAt: stop.startsAt.toISOString(),
-        endsAt: stop.endsAt.toISOString(),
+        endsAt: stop.endsAt?.toISOString() ?? null,
         reason,
       },
     });
@@ -198,12 +222,21 @@ export async function resumeSales(db: Db, actor: string, id: string, now: Date):
 /** At most this many stop-sales are listed (`listStopSales`); `countStopSales` tells how many there are. */
 export const STOP_SALES_LISTED = 1000;
 
-export async function listStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<repo.StopSale[]> {
+export async function listStopSales(
+  db: Executor,
+  options: { now: Date; state?: StopSaleListing | undefined },
+): Promise<repo.StopSale[]> {
   // a listing for the operator: quotes and subscriptions read every stop-sale in force, whatever their number
-  return repo.listStopSales(db, { after: options.now, all: options.all ?? false, limit: STOP_SALES_LISTED });
+  return repo.listStopSales(db, { after: options.now, state: options.state ?? 'inForce', limit: STOP_SALES_LISTED });
 }
 
 /** How many stop-sales `listStopSales` would list without its limit (to say how many it left out). */
-export function countStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<number> {
-  return repo.countStopSales(db, { after: options.now, all: options.all ?? false });
+export function countStopSales(
+  db: Executor,
+  options: { now: Date; state?: StopSaleListing | undefined },
+): Promise<number> {
+  return repo.countStopSales(db, { after: options.now, state: options.state ?? 'inForce' });
 }
+
+/** The listings of `parasol sales list --state` and the console's stop-sales filter. */
+export const STOP_SALE_LISTINGS: readonly StopSaleListing[] = ['inForce', 'current', 'future', 'past', 'all'];

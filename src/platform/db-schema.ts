@@ -856,7 +856,8 @@ export interface StopSalesTable {
   departure_airport: string | null;
   arrival_airport: string | null;
   starts_at: Timestamp;
-  ends_at: Timestamp;
+  /** NULL: open-ended, until sales resume (migration 0070). */
+  ends_at: NullableTimestamp;
   reason: string;
   created_by: string;
   created_at: Generated<Date>;

@@ -5,11 +5,12 @@ import {
   listCaps,
   listStopSales,
   readCap,
+  readExposureFilter,
   resumeSales,
+  STOP_SALE_LISTINGS,
   setCap,
   suspendSales,
 } from '../limits/index.ts';
-import type { Environment } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { limitsPage, type LimitsView } from './admin-limits-view.ts';
 import { sessionActor } from './sessions.ts';
@@ -31,10 +32,20 @@ import {
  * cases. Registered inside the operator scope: session and CSRF are checked there.
  */
 const LimitsQuery = Type.Object({
-  env: EnvironmentQuery.properties.env,
+  /** Empty: every environment (the filter form's "all"). */
+  env: Type.Optional(Type.Union([EnvironmentQuery.properties.env, Type.Literal('')])),
   /** `done=1`: the redirect after a change; `done=already`: after a suspend of what was suspended. */
   done: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('already')])),
+  /** The top list's filter (readExposureFilter) and its next page. */
+  currency: Type.Optional(Type.String({ maxLength: 10 })),
+  airline: Type.Optional(Type.String({ maxLength: 10 })),
+  from: Type.Optional(Type.String({ maxLength: 10 })),
+  to: Type.Optional(Type.String({ maxLength: 10 })),
+  after: Type.Optional(Type.String({ maxLength: 400 })),
+  /** Which stop-sales are listed: in force (default), current, future, past, all. */
+  stops: Type.Optional(Type.Union(STOP_SALE_LISTINGS.map((s) => Type.Literal(s)))),
 });
+type LimitsQueryType = Static<typeof LimitsQuery>;
 
 export function adminLimits(deps: WebDeps): FastifyPluginAsync {
   return async (app) => {
@@ -42,15 +53,27 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
     app.get<{ Querystring: Static<typeof LimitsQuery> }>(
       '/admin/limits',
       { schema: { hide: true, querystring: LimitsQuery } },
-      async (request, reply) =>
-        sendPage(
-          reply,
-          200,
-          limitsPage(contextOf(request, 'admin'), await loadLimits(deps, request.query.env), {
-            done: request.query.done === '1',
-            alreadySuspended: request.query.done === 'already',
-          }),
-        ),
+      async (request, reply) => {
+        const outcome = { done: request.query.done === '1', alreadySuspended: request.query.done === 'already' };
+        try {
+          return sendPage(
+            reply,
+            200,
+            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, request.query), outcome),
+          );
+        } catch (error) {
+          // a filter typed wrong: the page unfiltered, with what was wrong
+          if (!(error instanceof DomainError)) throw error;
+          const problems = problemLines(error, langOf(request));
+          return sendPage(
+            reply,
+            422,
+            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, { stops: request.query.stops }), {
+              problems,
+            }),
+          );
+        }
+      },
     );
 
     /** Runs an operator change; the quote snapshot of this process reloads at once (others within 2 s). */
@@ -70,7 +93,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           return sendPage(
             reply,
             error.code === 'stop_sale_not_found' ? 404 : 422,
-            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, undefined), { problems }),
+            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, {}), { problems }),
           );
         }
       });
@@ -101,6 +124,8 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           departureLocal: optional('departureLocal', 20),
           startsAt: optional('startsAt', 40),
           endsAt: optional('endsAt', 40),
+          // the checkbox "until sales are resumed": sent checked, absent unchecked
+          untilResumed: field(b, 'untilResumed', 10) !== '',
           reason: field(b, 'reason', 600),
         },
         deps.now(),
@@ -114,12 +139,39 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
   };
 }
 
-async function loadLimits(deps: WebDeps, environment: Environment | undefined): Promise<LimitsView> {
+async function loadLimits(deps: WebDeps, query: Partial<LimitsQueryType>): Promise<LimitsView> {
   const now = deps.now();
-  const [caps, flights, stops] = await Promise.all([
+  const environment = query.env === '' ? undefined : query.env;
+  const filter = readExposureFilter(query);
+  const stopsShown = query.stops ?? 'inForce';
+  const [caps, page, stops] = await Promise.all([
     listCaps(deps.db, deps.config.flightCapDefault),
-    highestExposures(deps.db, { now, environment, limit: 50, defaultCapMajor: deps.config.flightCapDefault }),
-    listStopSales(deps.db, { now }),
+    highestExposures(deps.db, {
+      now,
+      environment,
+      limit: EXPOSURE_PAGE,
+      defaultCapMajor: deps.config.flightCapDefault,
+      filter,
+    }),
+    listStopSales(deps.db, { now, state: stopsShown }),
   ]);
-  return { environment, caps, flights, stops };
+  return {
+    environment,
+    caps,
+    flights: page.flights,
+    next: page.next,
+    filter: {
+      currency: filter.currency ?? '',
+      airline: filter.airline ?? '',
+      from: filter.fromDate ?? '',
+      to: filter.toDate ?? '',
+      after: filter.cursor ? (query.after ?? '').trim() : '',
+    },
+    stops,
+    stopsShown,
+    now,
+  };
 }
+
+/** Flights per page of the top list. */
+const EXPOSURE_PAGE = 50;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { suspendSales } from '../../src/limits/index.ts';
-import { addExposure } from '../../src/limits/limits-repo.ts';
+import { listStopSales, suspendSales } from '../../src/limits/index.ts';
+import { addExposure, stopSalesAndCap } from '../../src/limits/limits-repo.ts';
 import { openTestDatabase, runCliOn, testConfig, usingPostgres } from '../helper.ts';
 
 /**
@@ -157,7 +157,299 @@ describe('parasol limits', () => {
   });
 });
 
+describe('parasol limits flights: one line per flight, pages, filters', () => {
+  it('shows a flight sold in two currencies on one line with each total against its own cap', async () => {
+    await json('limits', 'set-cap', 'preproduction', 'NOK', '60000.00');
+    const d = departure();
+    const key = (currency: string) => ({
+      environment: 'preproduction' as const,
+      currency,
+      airline: 'LX',
+      departureAirport: 'ZRH',
+      arrivalAirport: 'OSL',
+      departureLocal: d.local,
+    });
+    await addExposure(db, key('NOK'), d.at, 1_200_000, 6_000_000); // 20 %
+    await addExposure(db, key('SEK'), d.at, 7_500_000, 25_000_000); // 30 % of the default 250,000 SEK
+    const { flights } = await json('limits', 'flights', '--env', 'preproduction', '--airline', 'lx', '--limit', '500');
+    const mine = flights.filter((f: { departureLocal: string }) => f.departureLocal === d.local);
+    assert.equal(mine.length, 1, 'one line');
+    assert.equal(mine[0].currency, 'SEK', 'the line is ranked by its most used cap');
+    assert.equal(mine[0].share, 0.3);
+    assert.deepEqual(
+      mine[0].currencies.map((c: { currency: string; amount: number; cap: number; share: number }) => [
+        c.currency,
+        c.amount,
+        c.cap,
+        c.share,
+      ]),
+      [
+        ['SEK', 7_500_000, 25_000_000, 0.3],
+        ['NOK', 1_200_000, 6_000_000, 0.2],
+      ],
+    );
+    const text = await cli('limits', 'flights', '--env', 'preproduction', '--airline', 'LX', '--limit', '500');
+    assert.match(
+      text.out,
+      new RegExp(
+        `LX ZRH-OSL\\s+${d.local}\\s+1 \\+ 1\\s+75000\\.00 SEK \\+ 12000\\.00 NOK\\s+250000\\.00 SEK \\+ 60000\\.00 NOK\\s+30\\.0 % \\+ 20\\.0 %`,
+      ),
+    );
+    const sek = await json('limits', 'flights', '--env', 'preproduction', '--airline', 'LX', '--currency', 'sek');
+    assert.deepEqual(
+      sek.flights.map((f: { currencies: { currency: string }[] }) => f.currencies.map((c) => c.currency)),
+      [['SEK']],
+      'a currency filter keeps that currency only',
+    );
+  });
+
+  it('pages by keyset in a stable order (share, then departure), every flight once, and filters by date', async () => {
+    const mine: { local: string; share: number }[] = [];
+    for (const amount of [600_000, 1_800_000, 1_800_000, 3_000_000, 600_000, 4_200_000]) {
+      const d = departure();
+      await addExposure(
+        db,
+        {
+          environment: 'preproduction',
+          currency: 'NOK',
+          airline: 'LO',
+          departureAirport: 'WAW',
+          arrivalAirport: 'OSL',
+          departureLocal: d.local,
+        },
+        d.at,
+        amount,
+        6_000_000,
+      );
+      mine.push({ local: d.local, share: amount / 6_000_000 });
+    }
+    const all = (await json('limits', 'flights', '--env', 'preproduction', '--airline', 'LO', '--limit', '500'))
+      .flights;
+    const expected = [...mine].sort((a, b) => b.share - a.share || (a.local < b.local ? -1 : 1)).map((m) => m.local);
+    assert.deepEqual(
+      all.map((f: { departureLocal: string }) => f.departureLocal),
+      expected,
+    );
+    const paged: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const page: { flights: { departureLocal: string }[]; next: string | null } = await json(
+        'limits',
+        'flights',
+        '--env',
+        'preproduction',
+        '--airline',
+        'LO',
+        '--limit',
+        '4',
+        ...(after ? ['--after', after] : []),
+      );
+      paged.push(...page.flights.map((f) => f.departureLocal));
+      after = page.next;
+      pages++;
+    } while (after && pages < 10);
+    assert.equal(pages, 2);
+    assert.deepEqual(paged, expected, 'pages of 4: every flight once, in the order of the whole list');
+    const text = await cli('limits', 'flights', '--env', 'preproduction', '--airline', 'LO', '--limit', '4');
+    assert.match(text.out, /Next page: --after \S+/);
+
+    const day = mine[2]!.local.slice(0, 10);
+    const dated = await json('limits', 'flights', '--airline', 'LO', '--from', day, '--to', day);
+    assert.ok(dated.flights.length >= 1);
+    assert.ok(dated.flights.every((f: { departureLocal: string }) => f.departureLocal.startsWith(day)));
+
+    // a cursor continues its own list: with other filters it is refused, not read as a place in them
+    const next = (await json('limits', 'flights', '--env', 'preproduction', '--airline', 'LO', '--limit', '4')).next;
+    for (const other of [
+      ['--env', 'preproduction', '--airline', 'LX'],
+      ['--airline', 'LO'],
+      ['--env', 'preproduction', '--airline', 'LO', '--currency', 'NOK'],
+      ['--env', 'preproduction', '--airline', 'LO', '--from', mine[0]!.local.slice(0, 10)],
+    ]) {
+      const refused = await cli('limits', 'flights', ...other, '--after', next);
+      assert.equal(refused.code, 1, other.join(' '));
+      assert.match(refused.err, /--after: is the next page of a list with other filters/, other.join(' '));
+    }
+    const sameList = await json(
+      'limits',
+      'flights',
+      '--env',
+      'preproduction',
+      '--airline',
+      'lo',
+      '--limit',
+      '9',
+      '--after',
+      next,
+    );
+    assert.deepEqual(
+      sameList.flights.map((f: { departureLocal: string }) => f.departureLocal),
+      expected.slice(4),
+      'the same filters as typed otherwise (lower case, another page size): the same list',
+    );
+
+    const badCursor = await cli('limits', 'flights', '--after', 'not-a-page');
+    assert.equal(badCursor.code, 1);
+    assert.match(badCursor.err, /--after/);
+    const badDate = await cli('limits', 'flights', '--from', '2027-02-30');
+    assert.equal(badDate.code, 1);
+    assert.match(badDate.err, /--from/);
+  });
+});
+
+describe('parasol limits flights: pages through ties', () => {
+  it('pages flights of the same share and departure in the order of their key, every one once', async () => {
+    // one day months beyond the other tests' flights: three departures, three routes each, one amount
+    const day = new Date(NOW.getTime() + 330 * 86_400_000).toISOString().slice(0, 10);
+    const arrivals = ['OSL', 'BGO', 'TRD'];
+    const flights: { local: string; arrival: string }[] = [];
+    for (const time of ['09:00', '07:00', '08:00'])
+      for (const arrival of arrivals) {
+        const local = `${day}T${time}`;
+        await addExposure(
+          db,
+          {
+            environment: 'preproduction',
+            currency: 'NOK',
+            airline: 'LH',
+            departureAirport: 'FRA',
+            arrivalAirport: arrival,
+            departureLocal: local,
+          },
+          new Date(`${local}:00Z`),
+          1_200_000,
+          6_000_000,
+        );
+        flights.push({ local, arrival });
+      }
+    const expected = flights
+      .sort((a, b) => (a.local < b.local ? -1 : a.local > b.local ? 1 : a.arrival < b.arrival ? -1 : 1))
+      .map((f) => `${f.local} ${f.arrival}`);
+    const filter = ['--env', 'preproduction', '--airline', 'LH', '--from', day, '--to', day];
+    const line = (f: { departureLocal: string; arrivalAirport: string }) => `${f.departureLocal} ${f.arrivalAirport}`;
+    assert.deepEqual((await json('limits', 'flights', ...filter)).flights.map(line), expected);
+    for (const limit of ['1', '2', '4']) {
+      const paged: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        const page: { flights: { departureLocal: string; arrivalAirport: string }[]; next: string | null } = await json(
+          'limits',
+          'flights',
+          ...filter,
+          '--limit',
+          limit,
+          ...(after ? ['--after', after] : []),
+        );
+        paged.push(...page.flights.map(line));
+        after = page.next;
+        pages++;
+      } while (after && pages < 20);
+      assert.deepEqual(paged, expected, `pages of ${limit}: every flight once, none skipped at a tie`);
+      assert.equal(pages, Math.ceil(9 / Number(limit)));
+    }
+  });
+});
+
 describe('parasol sales', () => {
+  it('suspends with no end (until resumed), lists by state, overlaps, and a period that passed stops applying by itself', async () => {
+    const day = 86_400_000;
+    const openEnded = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'LO',
+      '--from',
+      new Date(NOW.getTime() + 10 * day).toISOString(),
+      '--until-resumed',
+      '--reason',
+      'airline in administration',
+    );
+    assert.equal(openEnded.stopSale.endsAt, null, '--until-resumed: open-ended');
+    const text = await cli(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'LO',
+      '--from',
+      new Date(NOW.getTime() + 10 * day).toISOString(),
+      '--until-resumed',
+      '--reason',
+      'airline in administration',
+    );
+    assert.match(
+      text.out,
+      /Already suspended: .*until sales are resumed/,
+      'the same open-ended stop-sale, not a second',
+    );
+    // overlapping it: an airport stop-sale that started an hour ago and ends in 20 days
+    const strike = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airport',
+      'WAW',
+      '--from',
+      new Date(NOW.getTime() - 3_600_000).toISOString(),
+      '--until',
+      new Date(NOW.getTime() + 20 * day).toISOString(),
+      '--reason',
+      'ATC strike',
+    );
+    const ids = (list: { stopSales: { id: string; state: string }[] }) =>
+      list.stopSales
+        .filter((s) => s.id === openEnded.stopSale.id || s.id === strike.stopSale.id)
+        .map((s) => [s.id === openEnded.stopSale.id ? 'open-ended' : 'strike', s.state]);
+    assert.deepEqual(ids(await json('sales', 'list')), [
+      ['strike', 'current'],
+      ['open-ended', 'future'],
+    ]);
+    assert.deepEqual(ids(await json('sales', 'list', '--state', 'current')), [['strike', 'current']]);
+    assert.deepEqual(ids(await json('sales', 'list', '--state', 'future')), [['open-ended', 'future']]);
+    assert.deepEqual(ids(await json('sales', 'list', '--state', 'past')), []);
+    const listed = await cli('sales', 'list', '--state', 'future');
+    // a future stop-sale already refuses the sales of its departures: it covers later departures
+    assert.match(listed.out, new RegExp(`${openEnded.stopSale.id}.*until resumed\\s+covering later departures`));
+    assert.match((await cli('sales', 'list')).out, new RegExp(`${strike.stopSale.id}.*covering departures now`));
+    const both = await cli('sales', 'list', '--all', '--state', 'current');
+    assert.equal(both.code, 1, '--all and --state: which one was meant is not guessed');
+    assert.match(both.err, /--state: --all or --state, not both/);
+
+    const leg = (at: Date) => ({
+      airline: 'LO',
+      departureAirport: 'WAW',
+      arrivalAirport: 'OSL',
+      departureLocal: at.toISOString().slice(0, 16),
+      departureAt: at,
+    });
+    const covering = async (now: Date, at: Date) =>
+      (
+        await stopSalesAndCap(db, { after: now, environment: 'preproduction', currency: 'NOK', legs: [leg(at)] })
+      ).stops.map((s) => s.id);
+    // both cover a departure in 15 days: the one starting first answers (its reason in the 409)
+    assert.deepEqual(await covering(NOW, new Date(NOW.getTime() + 15 * day)), [strike.stopSale.id]);
+    // the open-ended one covers a departure years ahead
+    assert.deepEqual(await covering(NOW, new Date(NOW.getTime() + 1500 * day)), [openEnded.stopSale.id]);
+    // 30 days on, the strike's period has passed: listed as past, applying to nothing, without a job
+    const later = new Date(NOW.getTime() + 30 * day);
+    const inForceLater = await listStopSales(db, { now: later });
+    assert.ok(!inForceLater.some((s) => s.id === strike.stopSale.id));
+    assert.ok(inForceLater.some((s) => s.id === openEnded.stopSale.id));
+    assert.ok((await listStopSales(db, { now: later, state: 'past' })).some((s) => s.id === strike.stopSale.id));
+    assert.deepEqual(await covering(later, new Date(later.getTime() + day)), [openEnded.stopSale.id]);
+
+    await json('sales', 'resume', openEnded.stopSale.id);
+    assert.deepEqual(ids(await json('sales', 'list', '--state', 'past')), [['open-ended', 'past']]);
+    assert.deepEqual(await covering(NOW, new Date(NOW.getTime() + 1500 * day)), []);
+    await json('sales', 'resume', strike.stopSale.id);
+  });
+
   it('suspends sales for a route over a period, lists the stop-sale, and resumes', async () => {
     const from = new Date(NOW.getTime() + 40 * 86_400_000).toISOString();
     const until = new Date(NOW.getTime() + 42 * 86_400_000).toISOString();
@@ -331,6 +623,45 @@ describe('parasol sales', () => {
     // OSL is UTC+1 or +2: the period is the flight's departure minute
     assert.equal(new Date(stopSale.endsAt).getTime() - new Date(stopSale.startsAt).getTime(), 60_000);
     await cli('sales', 'resume', stopSale.id);
+  });
+
+  it('refuses a stop-sale without an end unless --until-resumed says so, and one with both', async () => {
+    const future = (days: number) => new Date(NOW.getTime() + days * 86_400_000).toISOString();
+    const forgotten = await cli('sales', 'suspend', '--airport', 'ORY', '--from', future(1), '--reason', 'strike');
+    assert.equal(forgotten.code, 1, 'a forgotten end is not read as a stop-sale without one');
+    assert.match(forgotten.err, /--until: is required .*or say until sales are resumed/);
+    const both = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--until-resumed',
+      '--reason',
+      'strike',
+    );
+    assert.equal(both.code, 1);
+    assert.match(both.err, /--until-resumed: an end or until sales are resumed, not both/);
+    const flight = await cli(
+      'sales',
+      'suspend',
+      '--airline',
+      'AF',
+      '--route',
+      'CDG-JFK',
+      '--departure',
+      future(3).slice(0, 16),
+      '--until-resumed',
+      '--reason',
+      'grounded',
+    );
+    assert.equal(flight.code, 1, 'one flight is its departure minute');
+    assert.match(flight.err, /--until-resumed: one flight/);
+    const listed = await json('sales', 'list', '--state', 'all');
+    assert.ok(!listed.stopSales.some((s: { reason: string }) => s.reason === 'strike' || s.reason === 'grounded'));
   });
 
   it('refuses a stop-sale without a scope, with an unknown code, a reversed or past period, naming the options', async () => {

@@ -7,6 +7,7 @@ import {
   defaultCap,
   maxPayoutPerPassenger,
   stopSaleMatches,
+  stopSaleState,
   StopSaleIndex,
   type StopSaleScope,
 } from '../../src/limits/limits.ts';
@@ -81,6 +82,7 @@ describe('stop-sales', () => {
     startsAt: new Date('2026-12-03T00:00:00Z'),
     endsAt: new Date('2026-12-04T00:00:00Z'),
     reason: 'strike',
+    createdAt: new Date('2026-11-01T00:00:00Z'),
     ...scope,
   });
 
@@ -98,6 +100,24 @@ describe('stop-sales', () => {
     assert.ok(!stopSaleMatches(stop({ airline: 'AF', environment: 'sandbox' }), 'production', leg));
     assert.ok(stopSaleMatches(stop({ airline: 'AF', startsAt: leg.departureAt }), 'production', leg), 'start included');
     assert.ok(!stopSaleMatches(stop({ airline: 'AF', endsAt: leg.departureAt }), 'production', leg), 'end excluded');
+  });
+
+  it('without an end covers every departure from its start on, says so in the 409, and is past once resumed', () => {
+    const open = stop({ airline: 'AF', endsAt: null });
+    const years = { ...leg, departureAt: new Date('2031-06-01T10:00:00Z') };
+    assert.ok(stopSaleMatches(open, 'production', years));
+    assert.ok(!stopSaleMatches(open, 'production', { ...leg, departureAt: new Date('2026-12-02T23:59:00Z') }));
+    assert.throws(
+      () => checkStopSales(new StopSaleIndex([open]), 'production', [years]),
+      (e: unknown) =>
+        e instanceof DomainError && /departures from 2026-12-03T00:00:00\.000Z until sales resume/.test(e.detail),
+    );
+    const before = new Date('2026-12-01T00:00:00Z');
+    const during = new Date('2027-01-01T00:00:00Z');
+    assert.equal(stopSaleState({ ...open, resumedAt: null }, before), 'future');
+    assert.equal(stopSaleState({ ...open, resumedAt: null }, during), 'current');
+    assert.equal(stopSaleState({ ...open, resumedAt: during }, during), 'past');
+    assert.equal(stopSaleState({ ...stop({}), resumedAt: null }, during), 'past', 'a period that has passed');
   });
 
   it('answers sales_suspended naming the leg and the reason, with the field of the leg', () => {
@@ -124,7 +144,17 @@ describe('stop-sales', () => {
     );
   });
 
-  it('the index finds, for any leg, the stop-sale a scan of every one would (the earliest starting)', () => {
+  it('of stop-sales starting together, answers with the one created first, then by id, as the SQL orders them', () => {
+    const first = stop({ id: 'b', airline: 'AF', reason: 'strike', createdAt: new Date('2026-11-01T00:00:00Z') });
+    const second = stop({ id: 'a', airline: 'AF', reason: 'embargo', createdAt: new Date('2026-11-02T00:00:00Z') });
+    const other = stop({ id: 'c', airport: 'CDG', reason: 'snow', createdAt: new Date('2026-10-01T00:00:00Z') });
+    assert.equal(new StopSaleIndex([second, first]).find('production', leg)?.id, 'b', 'the same bucket');
+    assert.equal(new StopSaleIndex([second, other]).find('production', leg)?.id, 'c', 'another bucket');
+    const twin = stop({ id: 'a', airline: 'AF' });
+    assert.equal(new StopSaleIndex([first, twin]).find('production', leg)?.id, 'a', 'created together: by id');
+  });
+
+  it('the index finds, for any leg, the stop-sale a scan of every one would (the earliest starting, then created)', () => {
     const code = (codes: string[]) => fc.option(fc.constantFrom(...codes), { nil: null });
     const env = fc.option(fc.constantFrom('sandbox' as const, 'production' as const), { nil: null });
     const hour = fc.integer({ min: 0, max: 48 });
@@ -137,11 +167,13 @@ describe('stop-sales', () => {
         route: fc.option(fc.constantFrom(['CDG', 'JFK'], ['JFK', 'CDG'], ['ORY', 'JFK']), { nil: null }),
         start: hour,
         hours: fc.integer({ min: 1, max: 24 }),
+        created: fc.integer({ min: 0, max: 2 }),
       })
       .filter((s) => Boolean(s.airline ?? s.airport ?? s.route))
-      .map((s, i = 0) =>
+      .map((s) =>
         stop({
-          id: `${s.start}-${s.hours}-${i}`,
+          id: `${s.start}-${s.hours}-${s.created}`,
+          createdAt: new Date(Date.UTC(2026, 10, 1) + s.created * 60_000),
           environment: s.environment,
           airline: s.airline,
           airport: s.airport,
@@ -158,7 +190,8 @@ describe('stop-sales', () => {
     });
     fc.assert(
       fc.property(
-        fc.array(aStop, { maxLength: 12 }),
+        // distinct ids, as in the table
+        fc.uniqueArray(aStop, { maxLength: 12, selector: (s) => s.id }),
         aLeg,
         fc.constantFrom('sandbox' as const, 'production' as const),
         (stops, l, environment) => {
@@ -169,11 +202,17 @@ describe('stop-sales', () => {
             arrivalAirport: l.route[1]!,
             departureAt: at(l.hour),
           };
+          // ORDER BY starts_at, created_at, id
           const scanned = stops
             .filter((s) => stopSaleMatches(s, environment, candidate))
-            .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime())[0];
+            .sort(
+              (a, b) =>
+                a.startsAt.getTime() - b.startsAt.getTime() ||
+                a.createdAt.getTime() - b.createdAt.getTime() ||
+                (a.id < b.id ? -1 : 1),
+            )[0];
           const found = new StopSaleIndex(stops).find(environment, candidate);
-          assert.equal(found?.startsAt.getTime(), scanned?.startsAt.getTime(), 'the same stop-sale, or none');
+          assert.equal(found?.id, scanned?.id, 'the same stop-sale, or none');
           assert.ok(found === undefined || stopSaleMatches(found, environment, candidate), 'one that covers the leg');
         },
       ),

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { listCaps } from '../../src/limits/index.ts';
+import { highestExposures, listCaps, readExposureFilter } from '../../src/limits/index.ts';
+import { addExposure } from '../../src/limits/limits-repo.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { buildTestApp, createTestPartner, FLIGHT, post, subscription, uniqueSlug, type TestApp } from '../helper.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
@@ -91,6 +92,21 @@ describe('operator console — limits', () => {
     );
     assert.match(page.body, row);
     assert.match(page.body, /<td>production<\/td><td>SEK<\/td>/);
+    // the top list's filter: by currency, airline and local departure date; a wrong one is said, not ignored
+    const day = trip.departureDateTime.slice(0, 10);
+    const filtered = await operator.get(`/admin/limits?env=production&currency=sek&airline=SK&from=${day}&to=${day}`);
+    assert.equal(filtered.statusCode, 200);
+    assert.match(filtered.body, row);
+    assert.match(filtered.body, /<input id="f-currency" name="currency" value="SEK"/);
+    assert.doesNotMatch((await operator.get('/admin/limits?env=production&currency=EUR')).body, row);
+    const wrong = await operator.get('/admin/limits?after=not-a-page');
+    assert.equal(wrong.statusCode, 422);
+    assert.match(wrong.body, /after: is not the next page of this list/);
+    assert.equal((await operator.get('/admin/limits?stops=past')).statusCode, 200);
+    // the filter form sent as it comes, every field empty (environment: all)
+    const blank = await operator.get('/admin/limits?env=&currency=&airline=&from=&to=');
+    assert.equal(blank.statusCode, 200);
+    assert.match(blank.body, row);
 
     const single = { ...trip, additionalPassengers: 0 };
     assert.equal((await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth)).status, 200, '1 × 500 SEK still fits');
@@ -225,6 +241,92 @@ describe('operator console — limits', () => {
     });
     assert.equal(none.statusCode, 422);
     assert.match(none.body, /currency: must be an ISO 4217 currency code such as EUR \(SLL: /);
+  });
+
+  test('a page link continues its own list only; the filters carry over between the forms and the links', async () => {
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    // two flights of the filter below, so that its first page of one has a next
+    for (let i = 0; i < 2; i++) {
+      const trip = uniqueTrip();
+      const key = {
+        environment: 'production' as const,
+        currency: 'SEK',
+        airline: 'SK',
+        departureAirport: 'ARN',
+        arrivalAirport: 'OSL',
+        departureLocal: trip.departureDateTime,
+      };
+      await addExposure(t.db, key, new Date(`${trip.departureDateTime}:00Z`), 10_000, 600_000);
+    }
+    const input = { env: 'production', currency: 'SEK', airline: 'SK' };
+    const { next } = await highestExposures(t.db, {
+      now: new Date(),
+      environment: 'production',
+      limit: 1,
+      filter: readExposureFilter(input),
+    });
+    assert.ok(next);
+    const query = (extra: Record<string, string>) => new URLSearchParams({ ...input, ...extra }).toString();
+    const paged = await operator.get(`/admin/limits?${query({ after: next, stops: 'past' })}`);
+    assert.equal(paged.statusCode, 200);
+    const others: Record<string, string>[] = [
+      { currency: 'EUR' },
+      { env: '' },
+      { airline: 'LH' },
+      { from: '2030-01-01' },
+    ];
+    for (const other of others) {
+      const refused = await operator.get(`/admin/limits?${query({ ...other, after: next })}`);
+      assert.equal(refused.statusCode, 422, JSON.stringify(other));
+      assert.match(refused.body, /after: is the next page of a list with other filters/);
+    }
+    // the exposure filter keeps the stop-sales shown; its page links keep both
+    const exposureForm =
+      /<form method="get" action="\/admin\/limits" class="row" id="exposure-filter">[\s\S]*?<\/form>/.exec(
+        paged.body,
+      )![0];
+    assert.match(exposureForm, /<input type="hidden" name="stops" value="past">/);
+    assert.doesNotMatch(exposureForm, /name="after"/, 'a new filter starts from the first page');
+    assert.match(paged.body, /href="\/admin\/limits\?env=production&amp;currency=SEK&amp;airline=SK&amp;stops=past">/);
+    // the stop-sales filter keeps the top list's filter and page
+    const stopsForm =
+      /<form method="get" action="\/admin\/limits" class="row" id="stop-sales-filter">[\s\S]*?<\/form>/.exec(
+        paged.body,
+      )![0];
+    for (const [name, value] of Object.entries({ ...input, after: next }))
+      assert.match(stopsForm, new RegExp(`<input type="hidden" name="${name}" value="${value}">`), name);
+  });
+
+  test('suspends until sales are resumed only when the box says so; an end and the box together are refused', async () => {
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const csrf = csrfOf((await operator.get('/admin/limits')).body)!;
+    assert.match(
+      (await operator.get('/admin/limits')).body,
+      /<input type="checkbox" name="untilResumed" value="1"> until sales are resumed/,
+    );
+    // beyond what can be quoted (365 days): no other test's flight is covered
+    const startsAt = new Date(Date.now() + 400 * 86_400_000).toISOString();
+    const form = { _csrf: csrf, environment: 'production', airport: 'GOT', startsAt, reason: 'embargo on GOT' };
+    const forgotten = await operator.post('/admin/limits/stop-sales', form);
+    assert.equal(forgotten.statusCode, 422, 'an end left empty is not read as no end');
+    assert.match(forgotten.body, /endsAt: is required .*or say until sales are resumed/);
+    const both = await operator.post('/admin/limits/stop-sales', {
+      ...form,
+      endsAt: new Date(Date.now() + 401 * 86_400_000).toISOString(),
+      untilResumed: '1',
+    });
+    assert.equal(both.statusCode, 422);
+    assert.match(both.body, /untilResumed: an end or until sales are resumed, not both/);
+    const open = await operator.post('/admin/limits/stop-sales', { ...form, untilResumed: '1' });
+    assert.equal(open.statusCode, 303, open.body);
+    const listed = (await operator.get('/admin/limits')).body;
+    const row = /<tr><td>production<\/td><td>airport GOT<\/td>.*?<\/tr>/.exec(listed)?.[0];
+    assert.ok(row);
+    assert.match(row, /<td>until resumed<\/td><td>covering later departures<\/td><td>embargo on GOT<\/td>/);
+    const id = /stop-sales\/([0-9a-f-]{36})\/resume/.exec(row)![1];
+    assert.equal((await operator.post(`/admin/limits/stop-sales/${id}/resume`, { _csrf: csrf })).statusCode, 303);
   });
 
   test('partner users never reach it', async () => {
