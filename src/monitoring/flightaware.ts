@@ -32,7 +32,8 @@ export interface FlightAwareOptions {
   /**
    * Which ident to send. AeroAPI recommends ICAO idents ("AFR6") to avoid ambiguity: 'icao' (the
    * default) sends one when the airline's ICAO code is known, else the IATA one; 'iata' always
-   * sends the IATA designator ("AF6"). Answers are matched on `ident_iata`/`codeshares_iata` either way.
+   * sends the IATA designator ("AF6"). Answers are matched on `ident_iata`/`codeshares_iata`, else on the
+   * ICAO `ident_icao`/`codeshares`, either way.
    */
   ident?: 'icao' | 'iata';
   fetch?: typeof fetch;
@@ -45,6 +46,7 @@ export interface AeroApiFlight {
   ident_icao?: string | null;
   ident_iata?: string | null;
   fa_flight_id: string;
+  codeshares?: string[] | null;
   codeshares_iata?: string[] | null;
   cancelled: boolean;
   diverted: boolean;
@@ -87,32 +89,72 @@ export class FlightAwareProvider implements FlightStatusProvider {
   async fetchStatus(query: FlightQuery, fetchOptions: FetchOptions = {}): Promise<FlightStatus | undefined> {
     const designator = parseDesignator(query.flightNumber);
     if (!designator) throw new RangeError(`Not an IATA flight designator: "${query.flightNumber}"`);
-    const icao = this.options.ident === 'iata' ? undefined : findAirline(designator.airline)?.icao;
-    const ident = `${icao && /^[A-Z]{3}$/.test(icao) ? icao : designator.airline}${designator.number}${designator.suffix}`;
+    const icao = icaoIdent(query.flightNumber);
+    const ident =
+      this.options.ident !== 'iata' && icao ? icao : `${designator.airline}${designator.number}${designator.suffix}`;
 
     const originZone = findAirport(query.origin)?.timeZone;
     const window = searchWindow(query.departureDate, originZone);
-    const url = new URL(`${this.baseUrl}/flights/${encodeURIComponent(ident)}`);
-    url.searchParams.set('ident_type', 'designator');
-    url.searchParams.set('start', window.start);
-    url.searchParams.set('end', window.end);
-
-    const { body } = await getJson(
-      {
-        provider: this.name,
-        url,
-        headers: { 'x-apikey': this.options.apiKey },
-        timeoutMs: this.timeoutMs,
-        signal: fetchOptions.signal,
-        fetch: this.options.fetch,
-        ...(this.options.now ? { now: this.options.now } : {}),
-      },
-      aeroApiErrorDetail,
-    );
-    const flights = readFlights(this.name, url, body);
+    const flights: AeroApiFlight[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; ; page++) {
+      const url = new URL(`${this.baseUrl}/flights/${encodeURIComponent(ident)}`);
+      url.searchParams.set('ident_type', 'designator');
+      url.searchParams.set('start', window.start);
+      url.searchParams.set('end', window.end);
+      if (cursor) url.searchParams.set('cursor', cursor);
+      const { body } = await getJson(
+        {
+          provider: this.name,
+          url,
+          headers: { 'x-apikey': this.options.apiKey },
+          timeoutMs: this.timeoutMs,
+          signal: fetchOptions.signal,
+          fetch: this.options.fetch,
+          ...(this.options.now ? { now: this.options.now } : {}),
+        },
+        aeroApiErrorDetail,
+      );
+      flights.push(...readFlights(this.name, url, body));
+      cursor = nextCursor(body);
+      if (!cursor || page >= AEROAPI_MAX_PAGES) break;
+    }
     const observedAt = this.options.now?.() ?? new Date();
     return toFlightStatus(this.name, query, flights, originZone, observedAt);
   }
+}
+
+/**
+ * Pages read at most for one flight. AeroAPI pages by 15 flights (`links.next` carries the `cursor`
+ * of the next page, `null` on the last); one designator over one local day is a handful of flights,
+ * so a second page is rare, and each page read is billed.
+ */
+export const AEROAPI_MAX_PAGES = 5;
+
+/** The `cursor` of `links.next` (a URI reference, relative to the API's base), or undefined on the last page. */
+function nextCursor(body: unknown): string | undefined {
+  const next = (body as { links?: { next?: unknown } | null } | null)?.links?.next;
+  if (typeof next !== 'string' || next === '') return undefined;
+  try {
+    return new URL(next, 'http://aeroapi.invalid/').searchParams.get('cursor') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ICAO form of an IATA designator ("AF006" → "AFR6"), when the airline's ICAO code is known. */
+function icaoIdent(flightNumber: string): string | undefined {
+  const designator = parseDesignator(flightNumber);
+  const icao = designator && findAirline(designator.airline)?.icao;
+  return designator && icao && /^[A-Z]{3}$/.test(icao) ? `${icao}${designator.number}${designator.suffix}` : undefined;
+}
+
+/** "AFR6" ≡ "AFR006"; false for anything that is not an ICAO designator. */
+function sameIcaoIdent(a: string | null | undefined, b: string | undefined): boolean {
+  const parse = (v: string) => /^([A-Z]{3})(\d{1,4})([A-Z]?)$/.exec(v.replace(/\s+/g, '').toUpperCase());
+  const x = a ? parse(a) : null;
+  const y = b ? parse(b) : null;
+  return Boolean(x && y && x[1] === y[1] && Number(x[2]) === Number(y[2]) && x[3] === y[3]);
 }
 
 /**
@@ -157,9 +199,18 @@ function iataOf(ref: AeroApiAirportRef | null | undefined): string | undefined {
   return ref?.code_iata ?? undefined;
 }
 
+/**
+ * The flight is ours under the leg's designator: its IATA ident or one of its IATA codeshares, or —
+ * those two being optional or null in the document (only `ident` and the ICAO `codeshares` are
+ * required) — its ICAO ident or ICAO codeshares in the designator's ICAO form.
+ */
 function isOurDesignator(f: AeroApiFlight, flightNumber: string): boolean {
+  const icao = icaoIdent(flightNumber);
   return (
-    sameDesignator(f.ident_iata, flightNumber) || (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber))
+    sameDesignator(f.ident_iata, flightNumber) ||
+    (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber)) ||
+    (icao !== undefined &&
+      (sameIcaoIdent(f.ident_icao ?? f.ident, icao) || (f.codeshares ?? []).some((c) => sameIcaoIdent(c, icao))))
   );
 }
 

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { decide, ProviderError, ProviderRejected, type FlightQuery } from '../../src/monitoring/flight-status.ts';
-import { AEROAPI_DEFAULT_BASE_URL, FlightAwareProvider, searchWindow } from '../../src/monitoring/flightaware.ts';
+import {
+  AEROAPI_DEFAULT_BASE_URL,
+  AEROAPI_MAX_PAGES,
+  FlightAwareProvider,
+  searchWindow,
+} from '../../src/monitoring/flightaware.ts';
 import { aeroFlight, assertValidFlightsResponse, startAeroApiFake, type AeroApiFake } from './aeroapi-fake.ts';
 
 /**
@@ -18,9 +23,9 @@ const at = (iso: string) => new Date(iso);
 /** The fake, with the same flight number on the days around (the adapter must pick the right day). */
 async function setup(
   t: TestContext,
-  options: { timeoutMs?: number; apiKey?: string } = {},
+  options: { timeoutMs?: number; apiKey?: string; pageSize?: number } = {},
 ): Promise<{ fake: AeroApiFake; provider: FlightAwareProvider }> {
-  const fake = await startAeroApiFake(t);
+  const fake = await startAeroApiFake(t, options.pageSize ? { pageSize: options.pageSize } : {});
   fake.addFlights(
     aeroFlight(
       { flight: '6', from: 'CDG', to: 'JFK', out: '2025-05-31T08:30:00Z', in: '2025-05-31T17:00:00Z' },
@@ -353,6 +358,66 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.equal(status.flightNumber, 'DL8006');
     assert.equal(fake.requests[0]!.path, '/aeroapi/flights/DAL8006');
     assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 30 });
+  });
+
+  it('two flights under the designator on the watched day, on two pages: follows links.next, takes the one at the leg’s departure', async (t) => {
+    const { fake, provider } = await setup(t, { pageSize: 1 });
+    fake.addFlights(
+      // ours, 10:30 Paris, 30 min late at the gate
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { actual_on: '2025-06-01T17:20:00Z', actual_in: '2025-06-01T17:30:00Z' },
+      ),
+      // a second rotation under the same number, 20:00 Paris the same day, on time; listed first
+      // (AeroAPI orders by scheduled_out descending), so on the first page
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: '2025-06-01T18:00:00Z', in: '2025-06-02T02:30:00Z' },
+        { actual_on: '2025-06-02T02:10:00Z', actual_in: '2025-06-02T02:20:00Z' },
+      ),
+    );
+    const status = await provider.fetchStatus({ ...AF6, scheduledDeparture: at(OUT) });
+    assert.ok(status);
+    assert.deepEqual(status.scheduledDeparture, at(OUT), 'the flight at the leg’s departure, from page 2');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 30 });
+    assert.equal(fake.requests.length, 2);
+    assert.equal(fake.requests[0]!.query.cursor, undefined);
+    assert.equal(fake.requests[1]!.query.cursor, '1', 'the cursor of links.next');
+    assert.equal(fake.requests[1]!.query.start, '2025-05-31T22:00:00Z', 'the same window');
+  });
+
+  it('pages read at most AEROAPI_MAX_PAGES, the last page ends the reading', async (t) => {
+    const { fake, provider } = await setup(t, { pageSize: 1 });
+    for (let hour = 0; hour < AEROAPI_MAX_PAGES + 3; hour++) {
+      const out = new Date(Date.parse('2025-05-31T22:10:00Z') + hour * 3_600_000).toISOString();
+      fake.addFlights(aeroFlight({ flight: '6', from: 'CDG', to: 'JFK', out, in: out }));
+    }
+    await provider.fetchStatus(AF6);
+    assert.equal(fake.requests.length, AEROAPI_MAX_PAGES);
+    fake.requests.length = 0;
+    await provider.fetchStatus({ ...AF6, flightNumber: 'AF1234' });
+    assert.equal(fake.requests.length, 1, 'no links.next: one request');
+  });
+
+  it('ident_iata and codeshares_iata null (both optional in the document): matched on the ICAO ident and codeshares', async (t) => {
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        {
+          ident_iata: null,
+          codeshares_iata: null,
+          actual_on: '2025-06-01T17:55:00Z',
+          actual_in: '2025-06-01T18:05:00Z',
+        },
+      ),
+    );
+    const operating = await provider.fetchStatus(AF6);
+    assert.ok(operating, 'AF006 is AFR6');
+    assert.deepEqual(decide(operating), { kind: 'delayed', arrivalDelayMinutes: 65 });
+    const marketing = await provider.fetchStatus({ ...AF6, flightNumber: 'DL8006' });
+    assert.ok(marketing, 'DL8006 is the codeshare DAL8006');
+    assert.equal(marketing.flightNumber, 'DL8006');
+    assert.equal(await provider.fetchStatus({ ...AF6, flightNumber: 'DL806' }), undefined, 'DAL806 is not DAL8006');
   });
 
   it('unknown flight: an empty list → undefined', async (t) => {
