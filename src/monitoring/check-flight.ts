@@ -171,7 +171,7 @@ export async function checkFlightWatch(
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: status ? 'ok' : 'unknown_flight' });
   } catch (error) {
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
-    await monitored.breaker.failure(now);
+    await monitored.breaker.failure(now, error instanceof ProviderError ? error.retryAfterMs : undefined);
     const consecutiveErrors = watch.consecutiveErrors + 1;
     const kind = error instanceof ProviderError ? error.kind : 'rejected';
     recordBreakerState(monitored.provider.name, monitored.breaker.state);

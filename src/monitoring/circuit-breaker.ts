@@ -2,7 +2,9 @@
  * A circuit breaker per flight-data provider, so that an outage costs one probe per cool-down
  * instead of a call per watch: after `failureThreshold` failures in a row it opens (no call is
  * made; checks are rescheduled to when it may close), after `coolDownMs` it lets ONE probe through
- * (half-open): a success closes it, a failure opens it again.
+ * (half-open): a success closes it, a failure opens it again. A failure that says when to come back
+ * (429 or 503 with `Retry-After`: a quota or an outage of the whole key, not of one flight) opens it
+ * at once until then (at most `MAX_RETRY_AFTER_MS`), so that the other watches stop calling too.
  *
  * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
  * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker: what the
@@ -22,6 +24,25 @@ export interface CircuitBreakerOptions {
 }
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
+
+/** A provider's Retry-After opens the circuit for at most this long: then one probe asks again. */
+export const MAX_RETRY_AFTER_MS = 60 * 60_000;
+
+/**
+ * Until when a failure opens the circuit (undefined: it stays as it is): the cool-down when it is
+ * the `threshold`-th in a row or the probe's, at least the provider's Retry-After (capped), which
+ * opens it on its own.
+ */
+function openUntil(
+  now: Date,
+  opensByCount: boolean,
+  coolDownMs: number,
+  retryAfterMs: number | undefined,
+): Date | undefined {
+  const wait = retryAfterMs === undefined ? undefined : Math.min(Math.max(0, retryAfterMs), MAX_RETRY_AFTER_MS);
+  if (!opensByCount && !wait) return undefined;
+  return new Date(now.getTime() + Math.max(opensByCount ? coolDownMs : 0, wait ?? 0));
+}
 
 export type Permit = { allowed: true; probe: boolean } | { allowed: false; retryAt: Date };
 
@@ -72,12 +93,19 @@ export class CircuitBreaker implements Breaker {
     this.probeStartedAt = undefined;
   }
 
-  /** The provider failed (error, timeout, rejection). */
-  failure(now: Date): void {
+  /** The provider failed (error, timeout, rejection); `retryAfterMs`: it said when to come back. */
+  failure(now: Date, retryAfterMs?: number): void {
     this.failures += 1;
-    if (this.current === 'half_open' || this.failures >= this.threshold) {
+    const until = openUntil(
+      now,
+      this.current === 'half_open' || this.failures >= this.threshold,
+      this.coolDownMs,
+      retryAfterMs,
+    );
+    if (until) {
+      const wasOpen = this.current === 'open';
       this.current = 'open';
-      this.openedUntil = now.getTime() + this.coolDownMs;
+      this.openedUntil = wasOpen ? Math.max(this.openedUntil, until.getTime()) : until.getTime();
       this.probeStartedAt = undefined;
     }
   }
@@ -89,7 +117,8 @@ export interface Breaker {
   readonly state: CircuitState;
   acquire(now: Date): Permit | Promise<Permit>;
   success(): void | Promise<void>;
-  failure(now: Date): void | Promise<void>;
+  /** `retryAfterMs`: the provider said when to come back (Retry-After) — opens the circuit until then. */
+  failure(now: Date, retryAfterMs?: number): void | Promise<void>;
 }
 
 /**
@@ -178,15 +207,21 @@ export class SharedCircuitBreaker implements Breaker {
     this.current = 'closed';
   }
 
-  async failure(now: Date): Promise<void> {
+  async failure(now: Date, retryAfterMs?: number): Promise<void> {
     await this.ensure();
-    const opens = sql<boolean>`(state = 'half_open' OR failures + 1 >= ${this.threshold})`;
+    const byCount = sql<boolean>`(state = 'half_open' OR failures + 1 >= ${this.threshold})`;
+    // the instant for each case, computed here; NULL when that case does not open the circuit
+    const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs)!;
+    const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs) ?? null;
+    const until = sql`CASE WHEN ${byCount} THEN ${untilByCount}::timestamptz ELSE ${untilByRetryAfter}::timestamptz END`;
+    const opens = sql<boolean>`(${until} IS NOT NULL)`;
     const row = await this.db
       .updateTable('provider_circuits')
       .set({
         failures: sql`failures + 1`,
         state: sql`CASE WHEN ${opens} THEN 'open' ELSE state END`,
-        opened_until: sql`CASE WHEN ${opens} THEN ${new Date(now.getTime() + this.coolDownMs)}::timestamptz ELSE opened_until END`,
+        // already open (a straggler's failure): never earlier than it was
+        opened_until: sql`CASE WHEN ${opens} THEN GREATEST(CASE WHEN state = 'open' THEN opened_until END, ${until}) ELSE opened_until END`,
         probe_started_at: sql`CASE WHEN ${opens} THEN NULL ELSE probe_started_at END`,
         updated_at: new Date(),
       })

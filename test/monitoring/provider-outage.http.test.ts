@@ -196,6 +196,56 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     assert.equal(row?.last_error, null);
   });
 
+  it('a 429 with Retry-After opens the shared breaker at once: the other watches wait until then, no call', async (tc) => {
+    const s = await setup(tc);
+    const other = await setup(tc);
+    // one provider for both flights, behind the breaker shared through the database (a name of its
+    // own: the row is this test's alone)
+    const aeroapi = new FlightAwareProvider({
+      apiKey: s.fake.apiKey,
+      baseUrl: s.fake.baseUrl,
+      timeoutMs: 60_000,
+      now: c.now,
+    });
+    let calls = 0;
+    const provider: FlightStatusProvider = {
+      name: `flightaware-${Math.random().toString(36).slice(2)}`,
+      fetchStatus: (query, options) => {
+        calls++;
+        return aeroapi.fetchStatus(query, options);
+      },
+    };
+    const providers = flightProviders(
+      { production: provider },
+      { failureThreshold: 5, coolDownMs: minutes(2) },
+      { db: t.db },
+    );
+    const deps = checkDeps(t, c, providers);
+    s.fake.override({
+      status: 429,
+      headers: { 'retry-after': '300' },
+      body: { title: 'Too Many Requests', reason: 'TOO_MANY_REQUESTS', detail: 'rate limit exceeded', status: 429 },
+    });
+    c.set(s.departure);
+    const limited = await checkFlightWatch(deps, s.watch.id);
+    assert.equal(limited.outcome, 'provider_error');
+    assert.deepEqual(limited.outcome === 'provider_error' && limited.nextCheckAt, plus(s.departure, minutes(5)));
+
+    // the key is throttled for every flight: the next watch does not call, it waits for the Retry-After
+    const waiting = await checkFlightWatch(deps, other.watch.id);
+    assert.deepEqual(waiting, { outcome: 'circuit_open', nextCheckAt: plus(s.departure, minutes(5)) });
+    assert.equal(calls, 1, 'one call: the 429');
+    assert.equal((await watchOf(t, 'production', other.flight, other.date))?.state, 'watching');
+
+    // then one probe: the provider answers, the circuit closes
+    s.fake.override(undefined);
+    c.set(plus(s.departure, minutes(5)));
+    assert.equal((await checkFlightWatch(deps, other.watch.id)).outcome, 'pending');
+    assert.equal(calls, 2);
+    assert.equal((await checkFlightWatch(deps, s.watch.id)).outcome, 'pending', 'closed again: the next calls');
+    assert.equal(calls, 3);
+  });
+
   it('a refused key (401) counts as a failure and is logged as an error for the operator', async (tc) => {
     const s = await setup(tc, { apiKey: 'wrong-key' });
     const log = recordingLog();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { CircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
+import { CircuitBreaker, MAX_RETRY_AFTER_MS } from '../../src/monitoring/circuit-breaker.ts';
 import { backoffMs, giveUpAt, nextPendingCheck } from '../../src/monitoring/schedule.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 
@@ -96,6 +96,38 @@ describe('circuit breaker', () => {
     breaker.success();
     assert.equal(breaker.state, 'closed');
     assert.deepEqual(breaker.acquire(after(152)), { allowed: true, probe: false });
+  });
+});
+
+describe('circuit breaker and Retry-After', () => {
+  it('a failure saying when to come back opens it at once until then (capped at an hour); a count-opening waits at least as long', () => {
+    const t0 = at('2031-06-01T12:00:00Z');
+    const after = (s: number) => new Date(t0.getTime() + s * 1000);
+    const breaker = new CircuitBreaker({ failureThreshold: 5, coolDownMs: 60_000 });
+    breaker.failure(t0, 300_000);
+    assert.equal(breaker.state, 'open', 'the first 429 with Retry-After');
+    assert.deepEqual(breaker.acquire(after(299)), { allowed: false, retryAt: after(300) });
+    assert.deepEqual(breaker.acquire(after(300)), { allowed: true, probe: true });
+    breaker.success();
+
+    breaker.failure(t0);
+    assert.equal(breaker.state, 'closed', 'without Retry-After: counted only');
+    breaker.failure(t0, 0);
+    assert.equal(breaker.state, 'closed', 'Retry-After: 0 — nothing to wait for');
+    breaker.success();
+
+    breaker.failure(t0, 86_400_000);
+    assert.deepEqual(breaker.acquire(t0), { allowed: false, retryAt: after(MAX_RETRY_AFTER_MS / 1000) });
+    breaker.failure(t0, 10_000);
+    assert.deepEqual(
+      breaker.acquire(t0),
+      { allowed: false, retryAt: after(MAX_RETRY_AFTER_MS / 1000) },
+      'a straggler never shortens it',
+    );
+
+    const probe = new CircuitBreaker({ failureThreshold: 1, coolDownMs: 60_000 });
+    probe.failure(t0, 10_000);
+    assert.deepEqual(probe.acquire(t0), { allowed: false, retryAt: after(60) }, 'the cool-down when longer');
   });
 });
 
