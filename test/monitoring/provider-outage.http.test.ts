@@ -5,6 +5,8 @@ import type { FlightStatusProvider } from '../../src/monitoring/flight-status.ts
 import { FlightAwareProvider } from '../../src/monitoring/flightaware.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
+import { LEFT_OUT_PAYOUT } from '../../src/payouts/index.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
 import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
 import {
@@ -272,6 +274,14 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
       status: 503,
       body: { title: 'Service Unavailable', reason: 'UNAVAILABLE', detail: 'maintenance', status: 503 },
     });
+    const inReview = async () =>
+      Number(
+        /^parasol_flight_watches_manual_review\{environment="production"\} (\d+)$/m.exec(
+          await new DatabaseGauges(t.db, { leftOutPayout: LEFT_OUT_PAYOUT, ttlMs: 0 }).metrics(),
+        )?.[1],
+      );
+    const before = await inReview();
+    assert.ok(before >= 0, 'the production series is always there');
     c.set(plus(s.departure, 48 * 3_600_000 - 60_000));
     assert.equal((await checkFlightWatch(checkDeps(t, c, s.providers), s.watch.id)).outcome, 'provider_error');
     c.set(plus(s.departure, 48 * 3_600_000));
@@ -282,6 +292,7 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     const row = await watchOf(t, 'production', s.flight, s.date);
     assert.equal(row?.state, 'manual_review');
     assert.match(row?.last_error ?? '', /503/);
+    assert.ok((await inReview()) >= before + 1, 'counted for the operators’ alert');
   });
 
   it('production without a configured provider: the watch is kept and retried, with a warning', async (tc) => {
