@@ -420,6 +420,21 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.equal(await provider.fetchStatus({ ...AF6, flightNumber: 'DL806' }), undefined, 'DAL806 is not DAL8006');
   });
 
+  it('a flight the airline retimed (10:30 → 13:30 Paris): found from the leg’s time, the delay counted from its new scheduled arrival', async (t) => {
+    // the current behaviour, a product point to confirm (docs/monitoring.md, "A flight retimed by the airline")
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: '2025-06-01T11:30:00Z', in: '2025-06-01T20:00:00Z' },
+        { actual_on: '2025-06-01T20:02:00Z', actual_in: '2025-06-01T20:10:00Z' },
+      ),
+    );
+    const status = await provider.fetchStatus({ ...AF6, scheduledDeparture: at(OUT) });
+    assert.ok(status);
+    assert.deepEqual(status.scheduledArrival, at('2025-06-01T20:00:00Z'), 'the provider’s schedule, not the one sold');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 10 });
+  });
+
   it('unknown flight: an empty list → undefined', async (t) => {
     const { provider } = await setup(t);
     assert.equal(await provider.fetchStatus({ ...AF6, flightNumber: 'AF1234' }), undefined);
