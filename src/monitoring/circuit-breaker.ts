@@ -86,8 +86,13 @@ export class CircuitBreaker implements Breaker {
     return { allowed: true, probe: true };
   }
 
-  /** The provider answered (a flight, or "no such flight"). */
+  /**
+   * The provider answered (a flight, or "no such flight"). While open, the answer is a straggler's
+   * (a call made before it opened: only the half-open probe is let through), which does not close it —
+   * least of all against the provider's Retry-After.
+   */
   success(): void {
+    if (this.current === 'open') return;
     this.failures = 0;
     this.current = 'closed';
     this.probeStartedAt = undefined;
@@ -198,13 +203,16 @@ export class SharedCircuitBreaker implements Breaker {
   }
 
   async success(): Promise<void> {
-    await this.db
+    const row = await this.db
       .updateTable('provider_circuits')
       .set({ state: 'closed', failures: 0, probe_started_at: null, updated_at: new Date() })
       .where('provider', '=', this.key)
+      // open: a straggler's answer (a call made before it opened) — only the probe closes it
+      .where('state', '<>', 'open')
       .where((eb) => eb.or([eb('state', '<>', 'closed'), eb('failures', '<>', 0)]))
-      .execute();
-    this.current = 'closed';
+      .returning('state')
+      .executeTakeFirst();
+    if (row) this.current = 'closed';
   }
 
   async failure(now: Date, retryAfterMs?: number): Promise<void> {

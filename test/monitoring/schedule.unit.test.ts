@@ -106,6 +106,8 @@ describe('circuit breaker and Retry-After', () => {
     const breaker = new CircuitBreaker({ failureThreshold: 5, coolDownMs: 60_000 });
     breaker.failure(t0, 300_000);
     assert.equal(breaker.state, 'open', 'the first 429 with Retry-After');
+    breaker.success();
+    assert.equal(breaker.state, 'open', 'a call made before it opened answering late does not close it');
     assert.deepEqual(breaker.acquire(after(299)), { allowed: false, retryAt: after(300) });
     assert.deepEqual(breaker.acquire(after(300)), { allowed: true, probe: true });
     breaker.success();
