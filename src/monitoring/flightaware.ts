@@ -200,18 +200,20 @@ function iataOf(ref: AeroApiAirportRef | null | undefined): string | undefined {
 }
 
 /**
- * The flight is ours under the leg's designator: its IATA ident or one of its IATA codeshares, or —
- * those two being optional or null in the document (only `ident` and the ICAO `codeshares` are
- * required) — its ICAO ident or ICAO codeshares in the designator's ICAO form.
+ * The flight is ours under the leg's designator: its IATA ident or one of its IATA codeshares; where
+ * either is missing or null (both optional in the document: only `ident` and the ICAO `codeshares`
+ * are required), its ICAO ident (`ident_icao`, else `ident`) or ICAO codeshares in the designator's
+ * ICAO form.
  */
 function isOurDesignator(f: AeroApiFlight, flightNumber: string): boolean {
   const icao = icaoIdent(flightNumber);
-  return (
-    sameDesignator(f.ident_iata, flightNumber) ||
-    (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber)) ||
-    (icao !== undefined &&
-      (sameIcaoIdent(f.ident_icao ?? f.ident, icao) || (f.codeshares ?? []).some((c) => sameIcaoIdent(c, icao))))
-  );
+  const ident = f.ident_iata
+    ? sameDesignator(f.ident_iata, flightNumber)
+    : sameIcaoIdent(f.ident_icao ?? f.ident, icao);
+  const codeshare = f.codeshares_iata
+    ? f.codeshares_iata.some((c) => sameDesignator(c, flightNumber))
+    : (f.codeshares ?? []).some((c) => sameIcaoIdent(c, icao));
+  return ident || codeshare;
 }
 
 /** Local date at the origin of the flight's scheduled gate (else runway) departure. */
