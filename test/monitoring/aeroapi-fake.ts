@@ -93,7 +93,9 @@ export async function startAeroApiFake(
         const identifies =
           [f.ident, f.ident_icao, f.ident_iata, f.fa_flight_id].includes(ident) ||
           (f.codeshares as string[] | null)?.includes(ident) ||
-          (f.codeshares_iata as string[] | null)?.includes(ident);
+          (f.codeshares_iata as string[] | null)?.includes(ident) ||
+          // an IATA designator finds the flight through its operator's IATA code
+          (f.operator_iata && f.flight_number && `${f.operator_iata as string}${f.flight_number as string}` === ident);
         const departure = Date.parse((f.scheduled_out ?? f.scheduled_off) as string);
         return identifies && departure >= from && departure < to;
       });

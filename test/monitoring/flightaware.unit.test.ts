@@ -391,14 +391,33 @@ describe('FlightAware AeroAPI adapter', () => {
       const out = new Date(Date.parse('2025-05-31T22:10:00Z') + hour * 3_600_000).toISOString();
       fake.addFlights(aeroFlight({ flight: '6', from: 'CDG', to: 'JFK', out, in: out }));
     }
-    await provider.fetchStatus(AF6);
+    const warnings: { o: object; m: string }[] = [];
+    const logged = new FlightAwareProvider({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      log: { warn: (o, m) => warnings.push({ o, m }) },
+    });
+    await logged.fetchStatus(AF6);
     assert.equal(fake.requests.length, AEROAPI_MAX_PAGES);
+    assert.equal(warnings.length, 1, 'the pages left unread are reported');
+    assert.match(warnings[0]!.m, /AEROAPI_MAX_PAGES/);
+    assert.deepEqual(warnings[0]!.o, {
+      provider: 'flightaware',
+      ident: 'AFR6',
+      flight: 'AF006',
+      date: AF6.departureDate,
+      pages: 5,
+    });
     fake.requests.length = 0;
     await provider.fetchStatus({ ...AF6, flightNumber: 'AF1234' });
-    assert.equal(fake.requests.length, 1, 'no links.next: one request');
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/aeroapi/flights/AFR1234', '/aeroapi/flights/AF1234'],
+      'no links.next: one request per ident (the ICAO one found nothing: the IATA one once more)',
+    );
   });
 
-  it('ident_iata and codeshares_iata null (both optional in the document): matched on the ICAO ident and codeshares', async (t) => {
+  it('ident_iata, codeshares_iata, operator_iata and flight_number null: matched on the ICAO ident and codeshares', async (t) => {
     const { fake, provider } = await setup(t);
     fake.addFlights(
       aeroFlight(
@@ -406,6 +425,8 @@ describe('FlightAware AeroAPI adapter', () => {
         {
           ident_iata: null,
           codeshares_iata: null,
+          operator_iata: null,
+          flight_number: null,
           actual_on: '2025-06-01T17:55:00Z',
           actual_in: '2025-06-01T18:05:00Z',
         },
@@ -418,6 +439,66 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.ok(marketing, 'DL8006 is the codeshare DAL8006');
     assert.equal(marketing.flightNumber, 'DL8006');
     assert.equal(await provider.fetchStatus({ ...AF6, flightNumber: 'DL806' }), undefined, 'DAL806 is not DAL8006');
+  });
+
+  it('ident_iata null: matched on operator_iata + flight_number (required fields) before the ICAO ident', async (t) => {
+    const { fake } = await setup(t);
+    // the airline's ICAO code in the reference data (AFR) is not the one AeroAPI lists it under
+    const stale = { ident: 'XAF6', ident_icao: 'XAF6', ident_iata: null, operator: 'XAF', operator_icao: 'XAF' };
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { ...stale, actual_on: '2025-06-01T17:55:00Z', actual_in: '2025-06-01T18:05:00Z' },
+      ),
+    );
+    const iata = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, ident: 'iata' });
+    const status = await iata.fetchStatus(AF6);
+    assert.ok(status, 'AF + 6 is AF006, whatever the ICAO ident says');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 65 });
+  });
+
+  it('the ICAO ident finds no flight of ours: asked once more under the IATA ident', async (t) => {
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { ident: 'XAF6', ident_icao: 'XAF6', actual_on: '2025-06-01T17:55:00Z', actual_in: '2025-06-01T18:05:00Z' },
+      ),
+    );
+    const status = await provider.fetchStatus(AF6);
+    assert.ok(status, 'found under AF6');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 65 });
+    assert.deepEqual(
+      fake.requests.map((r) => [r.path, r.query.ident_type]),
+      [
+        ['/aeroapi/flights/AFR6', 'designator'],
+        ['/aeroapi/flights/AF6', 'designator'],
+      ],
+    );
+    fake.requests.length = 0;
+    assert.ok(await provider.fetchStatus({ ...AF6, scheduledDeparture: at(OUT) }));
+    assert.equal(fake.requests.length, 2, 'once more only: one extra request');
+  });
+
+  it('the airlines whose ICAO code the reference data has wrong are asked under the right one (AZ → ITY), or under the IATA one (U2)', async (t) => {
+    const { fake, provider } = await setup(t);
+    await provider.fetchStatus({ ...AF6, flightNumber: 'AZ610' });
+    await provider.fetchStatus({ ...AF6, flightNumber: 'U2123' });
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/aeroapi/flights/ITY610', '/aeroapi/flights/AZ610', '/aeroapi/flights/U2123'],
+    );
+  });
+
+  it('a present ident_iata that is not ours is not overridden by a matching ICAO ident', async (t) => {
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { ident_iata: 'KL6', operator_iata: 'KL', codeshares_iata: [], codeshares: [] },
+      ),
+    );
+    assert.equal(await provider.fetchStatus(AF6), undefined, 'AFR6 listed, but its IATA ident says KL6');
   });
 
   it('a flight the airline retimed (10:30 → 13:30 Paris): found from the leg’s time, the delay counted from its new scheduled arrival', async (t) => {
