@@ -543,6 +543,23 @@ describe('FlightAware AeroAPI adapter', () => {
     });
   });
 
+  it('Retry-After is read on a 503 (the whole service), not on a 500/502/504/408', async (t) => {
+    const { fake, provider } = await setup(t);
+    for (const status of [503, 500, 502, 504, 408]) {
+      fake.override({
+        status,
+        headers: { 'retry-after': '120' },
+        body: { title: 'Unavailable', reason: 'UNAVAILABLE', detail: 'try again', status },
+      });
+      await assert.rejects(provider.fetchStatus(AF6), (error: unknown) => {
+        assert.ok(error instanceof ProviderError);
+        assert.equal(error.status, status);
+        assert.equal(error.retryAfterMs, status === 503 ? 120_000 : undefined, `${status}`);
+        return true;
+      });
+    }
+  });
+
   it('429 with Retry-After → retryable ProviderError saying how long to wait', async (t) => {
     const { fake, provider } = await setup(t);
     fake.override({
