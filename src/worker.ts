@@ -38,7 +38,8 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
       outbox: new OutboxEmailProvider(),
       smtp: ctx.config.smtp ? new SmtpEmailProvider(ctx.config.smtp) : undefined,
     },
-    flightProviders: ctx.flightProviders ?? flightProvidersFromConfig(ctx.config.flightProvider, ctx.db, ctx.now),
+    flightProviders:
+      ctx.flightProviders ?? flightProvidersFromConfig(ctx.config.flightProvider, ctx.db, ctx.now, ctx.log),
   };
   for (const name of queueNames) await startWorker(jobs, name, runtime);
 }

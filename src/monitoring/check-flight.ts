@@ -133,8 +133,11 @@ export async function checkFlightWatch(
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: 'circuit_open' });
     if (now >= deadline)
       return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: watch.lastError });
-    // No call: wait for the breaker, spread over 30 s so that the waiting watches do not return in one burst.
-    const nextCheckAt = new Date(permit.retryAt.getTime() + Math.floor(random() * 30_000));
+    // No call: wait for the breaker, spread over 30 s so that the waiting watches do not return in
+    // one burst; never past the deadline, where the watch goes to manual review.
+    const nextCheckAt = new Date(
+      Math.min(permit.retryAt.getTime() + Math.floor(random() * 30_000), deadline.getTime()),
+    );
     await updateWatch(deps.db, watch.id, from, {
       ...routePatch,
       state: 'watching',
@@ -166,12 +169,15 @@ export async function checkFlightWatch(
         `${monitored.provider.name} answered for ${status.flightNumber} ${status.departureDate}, not ${watch.flightNumber} ${watch.departureDate}`,
       );
     }
-    await monitored.breaker.success();
+    await monitored.breaker.success(permit);
     recordBreakerState(monitored.provider.name, monitored.breaker.state);
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: status ? 'ok' : 'unknown_flight' });
   } catch (error) {
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
-    await monitored.breaker.failure(now);
+    // measured from now, when the failure is known, not from the check's start (a call can take its timeout)
+    const failedAt = deps.now();
+    const retryAfterMs = retryAfterOf(error);
+    await monitored.breaker.failure(failedAt, permit, retryAfterMs);
     const consecutiveErrors = watch.consecutiveErrors + 1;
     const kind = error instanceof ProviderError ? error.kind : 'rejected';
     recordBreakerState(monitored.provider.name, monitored.breaker.state);
@@ -202,9 +208,10 @@ export async function checkFlightWatch(
     };
     if (now >= deadline)
       return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: error.message }, failed);
+    // backoffMs caps the Retry-After (MAX_RETRY_AFTER_MS); the deadline bounds it, where the watch
+    // goes to manual review
     const nextCheckAt = new Date(
-      now.getTime() +
-        backoffMs(consecutiveErrors, error instanceof ProviderError ? error.retryAfterMs : undefined, random),
+      Math.min(failedAt.getTime() + backoffMs(consecutiveErrors, retryAfterMs, random), deadline.getTime()),
     );
     await updateWatch(deps.db, watch.id, from, { ...failed, state: 'watching', nextCheckAt });
     return { outcome: 'provider_error', error: error.message, consecutiveErrors, nextCheckAt };
@@ -290,6 +297,15 @@ export async function checkFlightWatch(
 }
 
 type Patch = Parameters<typeof updateWatch>[3];
+
+/**
+ * The provider's Retry-After, when it is one that speaks for the whole service: a 429 (quota) or a
+ * 503 (outage). It opens the circuit for every watch; another status's never does.
+ */
+function retryAfterOf(error: ProviderError | ProviderRejected): number | undefined {
+  if (!(error instanceof ProviderError)) return undefined;
+  return error.status === 429 || error.status === 503 ? error.retryAfterMs : undefined;
+}
 
 /**
  * Decides the watch: in one transaction, while the watch is still in `from` (locked: an operator's

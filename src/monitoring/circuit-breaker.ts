@@ -2,7 +2,15 @@
  * A circuit breaker per flight-data provider, so that an outage costs one probe per cool-down
  * instead of a call per watch: after `failureThreshold` failures in a row it opens (no call is
  * made; checks are rescheduled to when it may close), after `coolDownMs` it lets ONE probe through
- * (half-open): a success closes it, a failure opens it again.
+ * (half-open): a success closes it, a failure opens it again. A failure that says when to come back
+ * (429 or 503 with `Retry-After`: a quota or an outage of the whole key, not of one flight) opens it
+ * at once until then (at most `MAX_RETRY_AFTER_MS`), so that the other watches stop calling too.
+ *
+ * Each time the circuit opens its generation goes up by one, and every permit carries the generation it
+ * was given in: an answer to a call made before the circuit opened (a straggler) is of an older
+ * generation and never closes it, nor counts; while half-open, only the probe's own answer closes it
+ * (success) or opens it again (failure). A straggler's Retry-After still opens it: that is the
+ * provider speaking now.
  *
  * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
  * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker: what the
@@ -11,6 +19,9 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.ts';
+import { MAX_RETRY_AFTER_MS } from './schedule.ts';
+
+export { MAX_RETRY_AFTER_MS };
 
 export interface CircuitBreakerOptions {
   /** Failures in a row that open the circuit. Default 5. */
@@ -23,7 +34,30 @@ export interface CircuitBreakerOptions {
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
-export type Permit = { allowed: true; probe: boolean } | { allowed: false; retryAt: Date };
+/**
+ * Until when a failure opens the circuit (undefined: it stays as it is): the cool-down when it is
+ * the `threshold`-th in a row or the probe's, at least the provider's Retry-After (capped), which
+ * opens it on its own.
+ */
+function openUntil(
+  now: Date,
+  opensByCount: boolean,
+  coolDownMs: number,
+  retryAfterMs: number | undefined,
+): Date | undefined {
+  const wait = retryAfterMs === undefined ? undefined : Math.min(Math.max(0, retryAfterMs), MAX_RETRY_AFTER_MS);
+  if (!opensByCount && !wait) return undefined;
+  return new Date(now.getTime() + Math.max(opensByCount ? coolDownMs : 0, wait ?? 0));
+}
+
+/** Leave to call the provider: `probe` when it is the half-open circuit's one probe; `generation` the circuit's when given. */
+export interface Granted {
+  allowed: true;
+  probe: boolean;
+  generation: number;
+}
+
+export type Permit = Granted | { allowed: false; retryAt: Date };
 
 export class CircuitBreaker implements Breaker {
   private readonly threshold: number;
@@ -33,6 +67,7 @@ export class CircuitBreaker implements Breaker {
   private openedUntil = 0;
   private probeStartedAt: number | undefined;
   private current: CircuitState = 'closed';
+  private generation = 0;
 
   constructor(options: CircuitBreakerOptions = {}) {
     this.threshold = options.failureThreshold ?? 5;
@@ -47,12 +82,12 @@ export class CircuitBreaker implements Breaker {
   /** Whether a call may be made at `now`; when not, when to try again. */
   acquire(now: Date): Permit {
     const t = now.getTime();
-    if (this.current === 'closed') return { allowed: true, probe: false };
+    if (this.current === 'closed') return { allowed: true, probe: false, generation: this.generation };
     if (this.current === 'open') {
       if (t < this.openedUntil) return { allowed: false, retryAt: new Date(this.openedUntil) };
       this.current = 'half_open';
       this.probeStartedAt = t;
-      return { allowed: true, probe: true };
+      return { allowed: true, probe: true, generation: this.generation };
     }
     // half-open: one probe at a time
     if (this.probeStartedAt !== undefined && t - this.probeStartedAt < this.probeTimeoutMs) {
@@ -62,22 +97,39 @@ export class CircuitBreaker implements Breaker {
       };
     }
     this.probeStartedAt = t;
-    return { allowed: true, probe: true };
+    return { allowed: true, probe: true, generation: this.generation };
   }
 
-  /** The provider answered (a flight, or "no such flight"). */
-  success(): void {
+  /**
+   * The provider answered (a flight, or "no such flight") the call `permit` let through. Closes the
+   * circuit (resets the count) only when the permit is of the current generation and the circuit is
+   * closed or the permit is the probe's: a straggler's answer — a call made before it opened — does
+   * not, least of all against the provider's Retry-After.
+   */
+  success(permit: Granted): void {
+    if (!closes(permit, this.generation, this.current)) return;
     this.failures = 0;
     this.current = 'closed';
     this.probeStartedAt = undefined;
   }
 
-  /** The provider failed (error, timeout, rejection). */
-  failure(now: Date): void {
-    this.failures += 1;
-    if (this.current === 'half_open' || this.failures >= this.threshold) {
+  /**
+   * The provider failed (error, timeout, rejection) at `now` (when the failure is recorded);
+   * `retryAfterMs`: it said when to come back. Counts only when the permit is of the current
+   * generation; while half-open, only the probe's own failure opens it again.
+   */
+  failure(now: Date, permit: Granted, retryAfterMs?: number): void {
+    const current = permit.generation === this.generation;
+    if (current) this.failures += 1;
+    const byCount =
+      current &&
+      (this.current === 'half_open' ? permit.probe : this.current === 'closed' && this.failures >= this.threshold);
+    const until = openUntil(now, byCount, this.coolDownMs, retryAfterMs);
+    if (until) {
+      const wasOpen = this.current === 'open';
+      if (!wasOpen) this.generation += 1;
       this.current = 'open';
-      this.openedUntil = now.getTime() + this.coolDownMs;
+      this.openedUntil = wasOpen ? Math.max(this.openedUntil, until.getTime()) : until.getTime();
       this.probeStartedAt = undefined;
     }
   }
@@ -88,8 +140,14 @@ export interface Breaker {
   /** The state as this process last saw it (metrics, logs). */
   readonly state: CircuitState;
   acquire(now: Date): Permit | Promise<Permit>;
-  success(): void | Promise<void>;
-  failure(now: Date): void | Promise<void>;
+  success(permit: Granted): void | Promise<void>;
+  /** `retryAfterMs`: the provider said when to come back (Retry-After) — opens the circuit until then. */
+  failure(now: Date, permit: Granted, retryAfterMs?: number): void | Promise<void>;
+}
+
+/** Whether a success on `permit` closes the circuit (generation `generation`, in `state`). */
+function closes(permit: Granted, generation: number, state: CircuitState): boolean {
+  return permit.generation === generation && (state === 'closed' || permit.probe);
 }
 
 /**
@@ -134,11 +192,11 @@ export class SharedCircuitBreaker implements Breaker {
     await this.ensure();
     const seen = await this.db
       .selectFrom('provider_circuits')
-      .select('state')
+      .select(['state', 'generation'])
       .where('provider', '=', this.key)
       .executeTakeFirst();
     this.current = seen?.state ?? 'closed';
-    if (this.current === 'closed') return { allowed: true, probe: false };
+    if (this.current === 'closed') return { allowed: true, probe: false, generation: seen?.generation ?? 0 };
     const t = now.getTime();
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -148,7 +206,7 @@ export class SharedCircuitBreaker implements Breaker {
         .forUpdate()
         .executeTakeFirstOrThrow();
       this.current = row.state;
-      if (row.state === 'closed') return { allowed: true, probe: false } as const;
+      if (row.state === 'closed') return { allowed: true, probe: false, generation: row.generation } as const;
       const openedUntil = row.opened_until ? new Date(row.opened_until).getTime() : 0;
       if (row.state === 'open' && t < openedUntil) return { allowed: false, retryAt: new Date(openedUntil) } as const;
       const probeStartedAt = row.probe_started_at ? new Date(row.probe_started_at).getTime() : undefined;
@@ -164,29 +222,57 @@ export class SharedCircuitBreaker implements Breaker {
         .where('provider', '=', this.key)
         .execute();
       this.current = 'half_open';
-      return { allowed: true, probe: true } as const;
+      return { allowed: true, probe: true, generation: row.generation } as const;
     });
   }
 
-  async success(): Promise<void> {
-    await this.db
+  async success(permit: Granted): Promise<void> {
+    const row = await this.db
       .updateTable('provider_circuits')
       .set({ state: 'closed', failures: 0, probe_started_at: null, updated_at: new Date() })
       .where('provider', '=', this.key)
-      .where((eb) => eb.or([eb('state', '<>', 'closed'), eb('failures', '<>', 0)]))
-      .execute();
-    this.current = 'closed';
+      // the same rule as closes(): a straggler's answer (an older generation, or not the probe's while
+      // half-open) leaves the circuit as it is
+      .where('generation', '=', permit.generation)
+      .where((eb) =>
+        permit.probe
+          ? eb.or([eb('state', '<>', 'closed'), eb('failures', '<>', 0)])
+          : eb.and([eb('state', '=', 'closed'), eb('failures', '<>', 0)]),
+      )
+      .returning('state')
+      .executeTakeFirst();
+    if (row) {
+      this.current = 'closed';
+      return;
+    }
+    // nothing changed (already closed and counting nothing, or a straggler's answer ignored): what the row says
+    const seen = await this.db
+      .selectFrom('provider_circuits')
+      .select('state')
+      .where('provider', '=', this.key)
+      .executeTakeFirst();
+    this.current = seen?.state ?? 'closed';
   }
 
-  async failure(now: Date): Promise<void> {
+  async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
     await this.ensure();
-    const opens = sql<boolean>`(state = 'half_open' OR failures + 1 >= ${this.threshold})`;
+    const current = sql<boolean>`(generation = ${permit.generation})`;
+    const byCount = permit.probe
+      ? sql<boolean>`(${current} AND (state = 'half_open' OR (state = 'closed' AND failures + 1 >= ${this.threshold})))`
+      : sql<boolean>`(${current} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
+    // the instant for each case, computed here; NULL when that case does not open the circuit
+    const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs)!;
+    const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs) ?? null;
+    const until = sql`CASE WHEN ${byCount} THEN ${untilByCount}::timestamptz ELSE ${untilByRetryAfter}::timestamptz END`;
+    const opens = sql<boolean>`(${until} IS NOT NULL)`;
     const row = await this.db
       .updateTable('provider_circuits')
       .set({
-        failures: sql`failures + 1`,
+        failures: sql`CASE WHEN ${current} THEN failures + 1 ELSE failures END`,
         state: sql`CASE WHEN ${opens} THEN 'open' ELSE state END`,
-        opened_until: sql`CASE WHEN ${opens} THEN ${new Date(now.getTime() + this.coolDownMs)}::timestamptz ELSE opened_until END`,
+        generation: sql`CASE WHEN ${opens} AND state <> 'open' THEN generation + 1 ELSE generation END`,
+        // already open (a straggler's failure): never earlier than it was
+        opened_until: sql`CASE WHEN ${opens} THEN GREATEST(CASE WHEN state = 'open' THEN opened_until END, ${until}) ELSE opened_until END`,
         probe_started_at: sql`CASE WHEN ${opens} THEN NULL ELSE probe_started_at END`,
         updated_at: new Date(),
       })

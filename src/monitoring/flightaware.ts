@@ -32,11 +32,15 @@ export interface FlightAwareOptions {
   /**
    * Which ident to send. AeroAPI recommends ICAO idents ("AFR6") to avoid ambiguity: 'icao' (the
    * default) sends one when the airline's ICAO code is known, else the IATA one; 'iata' always
-   * sends the IATA designator ("AF6"). Answers are matched on `ident_iata`/`codeshares_iata` either way.
+   * sends the IATA designator ("AF6"). When the ICAO ident finds no flight of ours, the IATA one is
+   * asked once more. Answers are matched on `ident_iata`/`codeshares_iata`, else on
+   * `operator_iata` + `flight_number`, else on the ICAO `ident_icao`/`codeshares`, either way.
    */
   ident?: 'icao' | 'iata';
   fetch?: typeof fetch;
   now?: () => Date;
+  /** Where a truncated answer (more pages than AEROAPI_MAX_PAGES) is reported. Default: nowhere. */
+  log?: { warn(o: object, m: string): void };
 }
 
 /** The fields of an AeroAPI flight this adapter reads (the document's `BaseFlight`; most are nullable). */
@@ -44,7 +48,14 @@ export interface AeroApiFlight {
   ident: string;
   ident_icao?: string | null;
   ident_iata?: string | null;
+  /** ICAO code of the operator if it has one, else its IATA code (required, nullable). */
+  operator?: string | null;
+  /** IATA code of the operator (required, nullable). */
+  operator_iata?: string | null;
+  /** The bare flight number, "6" (required, nullable). */
+  flight_number?: string | null;
   fa_flight_id: string;
+  codeshares?: string[] | null;
   codeshares_iata?: string[] | null;
   cancelled: boolean;
   diverted: boolean;
@@ -87,32 +98,112 @@ export class FlightAwareProvider implements FlightStatusProvider {
   async fetchStatus(query: FlightQuery, fetchOptions: FetchOptions = {}): Promise<FlightStatus | undefined> {
     const designator = parseDesignator(query.flightNumber);
     if (!designator) throw new RangeError(`Not an IATA flight designator: "${query.flightNumber}"`);
-    const icao = this.options.ident === 'iata' ? undefined : findAirline(designator.airline)?.icao;
-    const ident = `${icao && /^[A-Z]{3}$/.test(icao) ? icao : designator.airline}${designator.number}${designator.suffix}`;
+    const iata = `${designator.airline}${designator.number}${designator.suffix}`;
+    const icao = this.options.ident === 'iata' ? undefined : icaoIdent(query.flightNumber);
 
     const originZone = findAirport(query.origin)?.timeZone;
     const window = searchWindow(query.departureDate, originZone);
-    const url = new URL(`${this.baseUrl}/flights/${encodeURIComponent(ident)}`);
-    url.searchParams.set('ident_type', 'designator');
-    url.searchParams.set('start', window.start);
-    url.searchParams.set('end', window.end);
-
-    const { body } = await getJson(
-      {
-        provider: this.name,
-        url,
-        headers: { 'x-apikey': this.options.apiKey },
-        timeoutMs: this.timeoutMs,
-        signal: fetchOptions.signal,
-        fetch: this.options.fetch,
-        ...(this.options.now ? { now: this.options.now } : {}),
-      },
-      aeroApiErrorDetail,
-    );
-    const flights = readFlights(this.name, url, body);
-    const observedAt = this.options.now?.() ?? new Date();
-    return toFlightStatus(this.name, query, flights, originZone, observedAt);
+    const flights = await this.flights(icao ?? iata, window, query, fetchOptions);
+    const status = toFlightStatus(this.name, query, flights, originZone, this.options.now?.() ?? new Date());
+    if (status || !icao) return status;
+    // The ICAO code comes from reference data that can be stale (an airline that took over the IATA
+    // code, one IATA code flown under several ICAO codes): ask once more under the IATA ident.
+    const again = await this.flights(iata, window, query, fetchOptions);
+    return toFlightStatus(this.name, query, again, originZone, this.options.now?.() ?? new Date());
   }
+
+  /** Every flight AeroAPI lists under `ident` in the window, page after page (at most AEROAPI_MAX_PAGES). */
+  private async flights(
+    ident: string,
+    window: { start: string; end: string },
+    query: FlightQuery,
+    fetchOptions: FetchOptions,
+  ): Promise<AeroApiFlight[]> {
+    const flights: AeroApiFlight[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; ; page++) {
+      const url = new URL(`${this.baseUrl}/flights/${encodeURIComponent(ident)}`);
+      url.searchParams.set('ident_type', 'designator');
+      url.searchParams.set('start', window.start);
+      url.searchParams.set('end', window.end);
+      if (cursor) url.searchParams.set('cursor', cursor);
+      const { body } = await getJson(
+        {
+          provider: this.name,
+          url,
+          headers: { 'x-apikey': this.options.apiKey },
+          timeoutMs: this.timeoutMs,
+          signal: fetchOptions.signal,
+          fetch: this.options.fetch,
+          ...(this.options.now ? { now: this.options.now } : {}),
+        },
+        aeroApiErrorDetail,
+      );
+      flights.push(...readFlights(this.name, url, body));
+      cursor = nextCursor(body);
+      if (!cursor) break;
+      if (page >= AEROAPI_MAX_PAGES) {
+        // matched among the pages read; a flight of ours on a further page is "unknown" this time
+        this.options.log?.warn(
+          { provider: this.name, ident, flight: query.flightNumber, date: query.departureDate, pages: page },
+          'AeroAPI listed more pages than AEROAPI_MAX_PAGES: the rest were not read',
+        );
+        break;
+      }
+    }
+    return flights;
+  }
+}
+
+/**
+ * Pages read at most for one flight. AeroAPI pages by 15 flights (`links.next` carries the `cursor`
+ * of the next page, `null` on the last); one designator over one local day is a handful of flights,
+ * so a second page is rare, and each page read is billed.
+ */
+export const AEROAPI_MAX_PAGES = 5;
+
+/** The `cursor` of `links.next` (a URI reference, relative to the API's base), or undefined on the last page. */
+function nextCursor(body: unknown): string | undefined {
+  const next = (body as { links?: { next?: unknown } | null } | null)?.links?.next;
+  if (typeof next !== 'string' || next === '') return undefined;
+  try {
+    return new URL(next, 'http://aeroapi.invalid/').searchParams.get('cursor') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * ICAO codes the airline reference data (OpenFlights, first record per IATA code) gets wrong for
+ * airlines flying today, from the airlines' own published codes: AZ is ITA Airways (ITY) since
+ * Alitalia (AZA) stopped in 2021; BF is French bee (FBU); W4 Wizz Air Malta (WMT); W9 Wizz Air UK
+ * (WUK); TB TUI fly Belgium (JAF). `null`: one IATA code flown under several ICAO codes — U2 easyJet
+ * (EZY, EJU, EZS), EW Eurowings (EWG, EWE) — so the IATA ident is sent instead.
+ */
+const ICAO_OVERRIDES: Readonly<Record<string, string | null>> = {
+  AZ: 'ITY',
+  BF: 'FBU',
+  W4: 'WMT',
+  W9: 'WUK',
+  TB: 'JAF',
+  U2: null,
+  EW: null,
+};
+
+/** The ICAO form of an IATA designator ("AF006" → "AFR6"), when the airline's ICAO code is known. */
+function icaoIdent(flightNumber: string): string | undefined {
+  const designator = parseDesignator(flightNumber);
+  const override = designator ? ICAO_OVERRIDES[designator.airline] : undefined;
+  const icao = override !== undefined ? override : designator && findAirline(designator.airline)?.icao;
+  return designator && icao && /^[A-Z]{3}$/.test(icao) ? `${icao}${designator.number}${designator.suffix}` : undefined;
+}
+
+/** "AFR6" ≡ "AFR006"; false for anything that is not an ICAO designator. */
+function sameIcaoIdent(a: string | null | undefined, b: string | undefined): boolean {
+  const parse = (v: string) => /^([A-Z]{3})(\d{1,4})([A-Z]?)$/.exec(v.replace(/\s+/g, '').toUpperCase());
+  const x = a ? parse(a) : null;
+  const y = b ? parse(b) : null;
+  return Boolean(x && y && x[1] === y[1] && Number(x[2]) === Number(y[2]) && x[3] === y[3]);
 }
 
 /**
@@ -157,10 +248,25 @@ function iataOf(ref: AeroApiAirportRef | null | undefined): string | undefined {
   return ref?.code_iata ?? undefined;
 }
 
+/**
+ * The flight is ours under the leg's designator: its IATA ident or one of its IATA codeshares. Where
+ * `ident_iata` is missing or null (optional in the document; `operator`, `operator_iata` and
+ * `flight_number` are required but nullable), the IATA designator made of `operator_iata` and
+ * `flight_number`, else its ICAO ident (`ident_icao`, else `ident`) in the designator's ICAO form —
+ * the last resort, as that form comes from reference data that can be stale. Where
+ * `codeshares_iata` is missing or null, the ICAO `codeshares` (required, nullable).
+ */
 function isOurDesignator(f: AeroApiFlight, flightNumber: string): boolean {
-  return (
-    sameDesignator(f.ident_iata, flightNumber) || (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber))
-  );
+  const icao = icaoIdent(flightNumber);
+  const ident = f.ident_iata
+    ? sameDesignator(f.ident_iata, flightNumber)
+    : f.operator_iata && f.flight_number
+      ? sameDesignator(`${f.operator_iata}${f.flight_number}`, flightNumber)
+      : sameIcaoIdent(f.ident_icao ?? f.ident, icao);
+  const codeshare = f.codeshares_iata
+    ? f.codeshares_iata.some((c) => sameDesignator(c, flightNumber))
+    : (f.codeshares ?? []).some((c) => sameIcaoIdent(c, icao));
+  return ident || codeshare;
 }
 
 /** Local date at the origin of the flight's scheduled gate (else runway) departure. */

@@ -28,7 +28,8 @@ function retryableStatus(status: number): boolean {
 
 /**
  * Returns the parsed JSON body of a 2xx answer. Throws ProviderError for timeouts, network errors,
- * 5xx/408/429 and unreadable bodies; ProviderRejected for other 4xx (and 3xx: a redirect we did not
+ * 5xx/408/429 and unreadable bodies (with `retryAfterMs` from a 429's or 503's Retry-After only);
+ * ProviderRejected for other 4xx (and 3xx: a redirect we did not
  * follow means a wrong base URL); `errorDetail` extracts a safe message from an error body.
  * When the caller's signal aborts, rejects with its reason unchanged.
  */
@@ -84,7 +85,10 @@ export async function getJson(
     );
   }
   if (retryableStatus(status)) {
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date());
+    // Retry-After is read on a 503 only (with 429 above): the provider's word on its whole service.
+    // On a 500/502/504/408 it is no such thing, and would open the circuit for every watch.
+    const retryAfterMs =
+      status === 503 ? parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date()) : undefined;
     throw new ProviderError(
       provider,
       'http',

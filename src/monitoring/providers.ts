@@ -77,6 +77,7 @@ export function flightProvidersFromConfig(
   settings: FlightProviderConfig | undefined,
   db: Db,
   now: () => Date,
+  log?: { warn(o: object, m: string): void },
 ): FlightProviders {
   const simulator = (environment: SimulatedEnvironment) =>
     new SimulatorProvider({ store: new SqlSimulatedFlightStore(db, environment), whenUnset: 'on_time', now });
@@ -88,6 +89,7 @@ export function flightProvidersFromConfig(
               apiKey: settings.apiKey,
               ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
               now,
+              ...(log ? { log } : {}),
             }
           : {
               kind: 'flightstats',

@@ -9,7 +9,7 @@
  *   scheduled arrival, 48 h after the scheduled departure (the longest scheduled flights last about
  *   19 h: 48 h leaves them the same 24 h and more);
  * - provider errors: exponential back-off per watch (1 min, 2, 4… capped at 30 min, at least the
- *   provider's Retry-After), plus up to 20 % jitter so that watches do not retry in step.
+ *   provider's Retry-After, itself at most 1 h), plus up to 20 % jitter so that watches do not retry in step.
  */
 
 export const MONITORING_SCHEDULE = {
@@ -32,6 +32,12 @@ export const MONITORING_SCHEDULE = {
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+
+/**
+ * A provider's Retry-After is honoured for at most this long, by the circuit breaker and by a watch's
+ * back-off alike: then one call asks again.
+ */
+export const MAX_RETRY_AFTER_MS = HOUR;
 
 export interface WatchTimes {
   scheduledDeparture: Date;
@@ -68,7 +74,8 @@ export function nextPendingCheck(now: Date, w: WatchTimes): Date {
 
 /**
  * Delay before retrying a watch after its `consecutiveErrors`-th failure in a row: 1 min × 2^(n−1),
- * capped at 30 min, at least `retryAfterMs`, plus 0–20 % jitter (`random` in [0, 1)).
+ * capped at 30 min, at least `retryAfterMs` (itself capped at `MAX_RETRY_AFTER_MS`: a huge or
+ * absurd Retry-After waits an hour), plus 0–20 % jitter (`random` in [0, 1)).
  */
 export function backoffMs(
   consecutiveErrors: number,
@@ -79,6 +86,6 @@ export function backoffMs(
   const base =
     Math.min(MONITORING_SCHEDULE.backoffCapSeconds, MONITORING_SCHEDULE.backoffBaseSeconds * 2 ** Math.min(n - 1, 30)) *
     1000;
-  const wanted = Math.max(base, retryAfterMs ?? 0);
+  const wanted = Math.max(base, Math.min(Math.max(0, retryAfterMs ?? 0), MAX_RETRY_AFTER_MS));
   return Math.round(wanted * (1 + 0.2 * random()));
 }

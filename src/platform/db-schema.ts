@@ -801,6 +801,8 @@ export interface ProviderCircuitsTable {
     'closed' | 'open' | 'half_open'
   >;
   failures: Generated<number>;
+  /** Incremented each time the circuit opens (migration 0075): permits carry it. */
+  generation: Generated<number>;
   opened_until: NullableTimestamp;
   probe_started_at: NullableTimestamp;
   updated_at: Timestamp;

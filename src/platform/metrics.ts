@@ -209,6 +209,12 @@ export class DatabaseGauges {
     labelNames: ['queue'] as const,
     registers: [this.registry],
   });
+  private readonly flightsManualReview = new client.Gauge({
+    name: 'parasol_flight_watches_manual_review',
+    help: 'Flights the monitoring could not decide and gave to an operator (watches in manual_review: no final status, no gate times, unknown to the provider, a provider outage past the deadline), by environment; production always present (from the database). Their claims wait for parasol flights check or parasol flights event.',
+    labelNames: ['environment'] as const,
+    registers: [this.registry],
+  });
   private readonly scrapeErrors = new client.Counter({
     name: 'parasol_metrics_database_errors_total',
     help: 'Scrapes whose database gauges could not be refreshed (the previous values are served).',
@@ -272,7 +278,7 @@ export class DatabaseGauges {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
       const achDueUpTo = this.achSettleDueUpTo(new Date(this.clock())) ?? null;
       const unwrittenBefore = new Date(this.clock() - this.fileGraceMs);
-      const [claims, payouts, queues, pending, leftOut, instructed, unwritten] = await Promise.all([
+      const [claims, payouts, queues, pending, leftOut, instructed, unwritten, manualReview] = await Promise.all([
         this.db
           .selectFrom('claims')
           .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
@@ -321,6 +327,11 @@ export class DatabaseGauges {
         sql<{ n: string }>`
           select count(*) as n from sepa_batches
           where file_path is null and created_at < ${unwrittenBefore}`.execute(this.db),
+        // index flight_watches_manual_review (migration 0074)
+        sql<{ environment: string; n: string }>`
+          select environment, count(*) as n from flight_watches
+          where state = 'manual_review'
+          group by environment`.execute(this.db),
       ]);
       this.claims.reset();
       for (const row of claims) this.claims.set({ status: row.status }, Number(row.n));
@@ -351,6 +362,11 @@ export class DatabaseGauges {
         reported?.oldest === null || reported?.oldest === undefined ? 0 : Math.max(0, Number(reported.oldest)),
       );
       this.batchesWithoutFile.set(Number(unwritten.rows[0]?.n ?? 0));
+      this.flightsManualReview.reset();
+      // production always has its series (0): an alert on it never sees "no data" when none waits
+      this.flightsManualReview.set({ environment: 'production' }, 0);
+      for (const row of manualReview.rows)
+        this.flightsManualReview.set({ environment: row.environment }, Number(row.n));
       this.queueDepth.reset();
       this.oldestAge.reset();
       for (const row of queues.rows) {

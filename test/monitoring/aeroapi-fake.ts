@@ -6,7 +6,7 @@ import { fakeApp, listen, type Override, type RecordedRequest } from './fake-ser
  * A fake FlightAware AeroAPI v4 serving GET /aeroapi/flights/{ident} like the real one: it checks
  * the `x-apikey` header (401 otherwise) and the query parameters against the OpenAPI document (400
  * otherwise), filters its flights by ident and by `scheduled_out` (else `scheduled_off`) in
- * [start, end), and every body it serves validates against the document's schemas (checked when
+ * [start, end), serves them by pages (`links.next` with a `cursor`), and every body it serves validates against the document's schemas (checked when
  * a test adds flights or an override, so a drifting fixture fails at once).
  */
 
@@ -45,7 +45,7 @@ function bound(value: string): number {
 
 export async function startAeroApiFake(
   t: Pick<TestContext, 'after'>,
-  options: { apiKey?: string } = {},
+  options: { apiKey?: string; pageSize?: number } = {},
 ): Promise<AeroApiFake> {
   const spec = aeroApiSpec();
   const apiKey = options.apiKey ?? 'aeroapi-test-key';
@@ -93,13 +93,24 @@ export async function startAeroApiFake(
         const identifies =
           [f.ident, f.ident_icao, f.ident_iata, f.fa_flight_id].includes(ident) ||
           (f.codeshares as string[] | null)?.includes(ident) ||
-          (f.codeshares_iata as string[] | null)?.includes(ident);
+          (f.codeshares_iata as string[] | null)?.includes(ident) ||
+          // an IATA designator finds the flight through its operator's IATA code
+          (f.operator_iata && f.flight_number && `${f.operator_iata as string}${f.flight_number as string}` === ident);
         const departure = Date.parse((f.scheduled_out ?? f.scheduled_off) as string);
         return identifies && departure >= from && departure < to;
       });
       // the document: ordered by scheduled_out descending
       matching.sort((a, b) => Date.parse(b.scheduled_out as string) - Date.parse(a.scheduled_out as string));
-      const body = { links: null, num_pages: 1, flights: matching };
+      // pages of `pageSize` (AeroAPI: 15), `links.next` a URI reference carrying the next page's cursor
+      const size = options.pageSize ?? 15;
+      const offset = request.query.cursor ? Number(request.query.cursor) : 0;
+      const page = matching.slice(offset, offset + size);
+      let links: { next: string } | null = null;
+      if (offset + size < matching.length) {
+        const next = new URLSearchParams({ ...request.query, cursor: String(offset + size) });
+        links = { next: `/flights/${encodeURIComponent(ident)}?${next.toString()}` };
+      }
+      const body = { links, num_pages: 1, flights: page };
       assertValidFlightsResponse(body);
       return response.code(200).header('content-type', 'application/json; charset=UTF-8').send(body);
     },

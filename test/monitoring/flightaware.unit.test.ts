@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { decide, ProviderError, ProviderRejected, type FlightQuery } from '../../src/monitoring/flight-status.ts';
-import { AEROAPI_DEFAULT_BASE_URL, FlightAwareProvider, searchWindow } from '../../src/monitoring/flightaware.ts';
+import {
+  AEROAPI_DEFAULT_BASE_URL,
+  AEROAPI_MAX_PAGES,
+  FlightAwareProvider,
+  searchWindow,
+} from '../../src/monitoring/flightaware.ts';
 import { aeroFlight, assertValidFlightsResponse, startAeroApiFake, type AeroApiFake } from './aeroapi-fake.ts';
 
 /**
@@ -18,9 +23,9 @@ const at = (iso: string) => new Date(iso);
 /** The fake, with the same flight number on the days around (the adapter must pick the right day). */
 async function setup(
   t: TestContext,
-  options: { timeoutMs?: number; apiKey?: string } = {},
+  options: { timeoutMs?: number; apiKey?: string; pageSize?: number } = {},
 ): Promise<{ fake: AeroApiFake; provider: FlightAwareProvider }> {
-  const fake = await startAeroApiFake(t);
+  const fake = await startAeroApiFake(t, options.pageSize ? { pageSize: options.pageSize } : {});
   fake.addFlights(
     aeroFlight(
       { flight: '6', from: 'CDG', to: 'JFK', out: '2025-05-31T08:30:00Z', in: '2025-05-31T17:00:00Z' },
@@ -355,6 +360,162 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 30 });
   });
 
+  it('two flights under the designator on the watched day, on two pages: follows links.next, takes the one at the leg’s departure', async (t) => {
+    const { fake, provider } = await setup(t, { pageSize: 1 });
+    fake.addFlights(
+      // ours, 10:30 Paris, 30 min late at the gate
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { actual_on: '2025-06-01T17:20:00Z', actual_in: '2025-06-01T17:30:00Z' },
+      ),
+      // a second rotation under the same number, 20:00 Paris the same day, on time; listed first
+      // (AeroAPI orders by scheduled_out descending), so on the first page
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: '2025-06-01T18:00:00Z', in: '2025-06-02T02:30:00Z' },
+        { actual_on: '2025-06-02T02:10:00Z', actual_in: '2025-06-02T02:20:00Z' },
+      ),
+    );
+    const status = await provider.fetchStatus({ ...AF6, scheduledDeparture: at(OUT) });
+    assert.ok(status);
+    assert.deepEqual(status.scheduledDeparture, at(OUT), 'the flight at the leg’s departure, from page 2');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 30 });
+    assert.equal(fake.requests.length, 2);
+    assert.equal(fake.requests[0]!.query.cursor, undefined);
+    assert.equal(fake.requests[1]!.query.cursor, '1', 'the cursor of links.next');
+    assert.equal(fake.requests[1]!.query.start, '2025-05-31T22:00:00Z', 'the same window');
+  });
+
+  it('pages read at most AEROAPI_MAX_PAGES, the last page ends the reading', async (t) => {
+    const { fake, provider } = await setup(t, { pageSize: 1 });
+    for (let hour = 0; hour < AEROAPI_MAX_PAGES + 3; hour++) {
+      const out = new Date(Date.parse('2025-05-31T22:10:00Z') + hour * 3_600_000).toISOString();
+      fake.addFlights(aeroFlight({ flight: '6', from: 'CDG', to: 'JFK', out, in: out }));
+    }
+    const warnings: { o: object; m: string }[] = [];
+    const logged = new FlightAwareProvider({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      log: { warn: (o, m) => warnings.push({ o, m }) },
+    });
+    await logged.fetchStatus(AF6);
+    assert.equal(fake.requests.length, AEROAPI_MAX_PAGES);
+    assert.equal(warnings.length, 1, 'the pages left unread are reported');
+    assert.match(warnings[0]!.m, /AEROAPI_MAX_PAGES/);
+    assert.deepEqual(warnings[0]!.o, {
+      provider: 'flightaware',
+      ident: 'AFR6',
+      flight: 'AF006',
+      date: AF6.departureDate,
+      pages: 5,
+    });
+    fake.requests.length = 0;
+    await provider.fetchStatus({ ...AF6, flightNumber: 'AF1234' });
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/aeroapi/flights/AFR1234', '/aeroapi/flights/AF1234'],
+      'no links.next: one request per ident (the ICAO one found nothing: the IATA one once more)',
+    );
+  });
+
+  it('ident_iata, codeshares_iata, operator_iata and flight_number null: matched on the ICAO ident and codeshares', async (t) => {
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        {
+          ident_iata: null,
+          codeshares_iata: null,
+          operator_iata: null,
+          flight_number: null,
+          actual_on: '2025-06-01T17:55:00Z',
+          actual_in: '2025-06-01T18:05:00Z',
+        },
+      ),
+    );
+    const operating = await provider.fetchStatus(AF6);
+    assert.ok(operating, 'AF006 is AFR6');
+    assert.deepEqual(decide(operating), { kind: 'delayed', arrivalDelayMinutes: 65 });
+    const marketing = await provider.fetchStatus({ ...AF6, flightNumber: 'DL8006' });
+    assert.ok(marketing, 'DL8006 is the codeshare DAL8006');
+    assert.equal(marketing.flightNumber, 'DL8006');
+    assert.equal(await provider.fetchStatus({ ...AF6, flightNumber: 'DL806' }), undefined, 'DAL806 is not DAL8006');
+  });
+
+  it('ident_iata null: matched on operator_iata + flight_number (required fields) before the ICAO ident', async (t) => {
+    const { fake } = await setup(t);
+    // the airline's ICAO code in the reference data (AFR) is not the one AeroAPI lists it under
+    const stale = { ident: 'XAF6', ident_icao: 'XAF6', ident_iata: null, operator: 'XAF', operator_icao: 'XAF' };
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { ...stale, actual_on: '2025-06-01T17:55:00Z', actual_in: '2025-06-01T18:05:00Z' },
+      ),
+    );
+    const iata = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, ident: 'iata' });
+    const status = await iata.fetchStatus(AF6);
+    assert.ok(status, 'AF + 6 is AF006, whatever the ICAO ident says');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 65 });
+  });
+
+  it('the ICAO ident finds no flight of ours: asked once more under the IATA ident', async (t) => {
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { ident: 'XAF6', ident_icao: 'XAF6', actual_on: '2025-06-01T17:55:00Z', actual_in: '2025-06-01T18:05:00Z' },
+      ),
+    );
+    const status = await provider.fetchStatus(AF6);
+    assert.ok(status, 'found under AF6');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 65 });
+    assert.deepEqual(
+      fake.requests.map((r) => [r.path, r.query.ident_type]),
+      [
+        ['/aeroapi/flights/AFR6', 'designator'],
+        ['/aeroapi/flights/AF6', 'designator'],
+      ],
+    );
+    fake.requests.length = 0;
+    assert.ok(await provider.fetchStatus({ ...AF6, scheduledDeparture: at(OUT) }));
+    assert.equal(fake.requests.length, 2, 'once more only: one extra request');
+  });
+
+  it('the airlines whose ICAO code the reference data has wrong are asked under the right one (AZ → ITY), or under the IATA one (U2)', async (t) => {
+    const { fake, provider } = await setup(t);
+    await provider.fetchStatus({ ...AF6, flightNumber: 'AZ610' });
+    await provider.fetchStatus({ ...AF6, flightNumber: 'U2123' });
+    assert.deepEqual(
+      fake.requests.map((r) => r.path),
+      ['/aeroapi/flights/ITY610', '/aeroapi/flights/AZ610', '/aeroapi/flights/U2123'],
+    );
+  });
+
+  it('a present ident_iata that is not ours is not overridden by a matching ICAO ident', async (t) => {
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: OUT, in: IN },
+        { ident_iata: 'KL6', operator_iata: 'KL', codeshares_iata: [], codeshares: [] },
+      ),
+    );
+    assert.equal(await provider.fetchStatus(AF6), undefined, 'AFR6 listed, but its IATA ident says KL6');
+  });
+
+  it('a flight the airline retimed (10:30 → 13:30 Paris): found from the leg’s time, the delay counted from its new scheduled arrival', async (t) => {
+    // the current behaviour, a product point to confirm (docs/monitoring.md, "A flight retimed by the airline")
+    const { fake, provider } = await setup(t);
+    fake.addFlights(
+      aeroFlight(
+        { flight: '6', from: 'CDG', to: 'JFK', out: '2025-06-01T11:30:00Z', in: '2025-06-01T20:00:00Z' },
+        { actual_on: '2025-06-01T20:02:00Z', actual_in: '2025-06-01T20:10:00Z' },
+      ),
+    );
+    const status = await provider.fetchStatus({ ...AF6, scheduledDeparture: at(OUT) });
+    assert.ok(status);
+    assert.deepEqual(status.scheduledArrival, at('2025-06-01T20:00:00Z'), 'the provider’s schedule, not the one sold');
+    assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 10 });
+  });
+
   it('unknown flight: an empty list → undefined', async (t) => {
     const { provider } = await setup(t);
     assert.equal(await provider.fetchStatus({ ...AF6, flightNumber: 'AF1234' }), undefined);
@@ -380,6 +541,23 @@ describe('FlightAware AeroAPI adapter', () => {
       assert.equal(error.provider, 'flightaware');
       return true;
     });
+  });
+
+  it('Retry-After is read on a 503 (the whole service), not on a 500/502/504/408', async (t) => {
+    const { fake, provider } = await setup(t);
+    for (const status of [503, 500, 502, 504, 408]) {
+      fake.override({
+        status,
+        headers: { 'retry-after': '120' },
+        body: { title: 'Unavailable', reason: 'UNAVAILABLE', detail: 'try again', status },
+      });
+      await assert.rejects(provider.fetchStatus(AF6), (error: unknown) => {
+        assert.ok(error instanceof ProviderError);
+        assert.equal(error.status, status);
+        assert.equal(error.retryAfterMs, status === 503 ? 120_000 : undefined, `${status}`);
+        return true;
+      });
+    }
   });
 
   it('429 with Retry-After → retryable ProviderError saying how long to wait', async (t) => {

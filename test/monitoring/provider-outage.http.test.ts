@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
-import type { FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
+import { ProviderError, type FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
 import { FlightAwareProvider } from '../../src/monitoring/flightaware.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
+import { giveUpAt, MAX_RETRY_AFTER_MS } from '../../src/monitoring/schedule.ts';
+import { LEFT_OUT_PAYOUT } from '../../src/payouts/index.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
 import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
 import {
@@ -196,6 +199,132 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     assert.equal(row?.last_error, null);
   });
 
+  it('a 429 with Retry-After opens the shared breaker at once: the other watches wait until then, no call', async (tc) => {
+    const s = await setup(tc);
+    const other = await setup(tc);
+    // one provider for both flights, behind the breaker shared through the database (a name of its
+    // own: the row is this test's alone)
+    const aeroapi = new FlightAwareProvider({
+      apiKey: s.fake.apiKey,
+      baseUrl: s.fake.baseUrl,
+      timeoutMs: 60_000,
+      now: c.now,
+    });
+    let calls = 0;
+    const provider: FlightStatusProvider = {
+      name: `flightaware-${Math.random().toString(36).slice(2)}`,
+      fetchStatus: (query, options) => {
+        calls++;
+        return aeroapi.fetchStatus(query, options);
+      },
+    };
+    const providers = flightProviders(
+      { production: provider },
+      { failureThreshold: 5, coolDownMs: minutes(2) },
+      { db: t.db },
+    );
+    const deps = checkDeps(t, c, providers);
+    s.fake.override({
+      status: 429,
+      headers: { 'retry-after': '300' },
+      body: { title: 'Too Many Requests', reason: 'TOO_MANY_REQUESTS', detail: 'rate limit exceeded', status: 429 },
+    });
+    c.set(s.departure);
+    const limited = await checkFlightWatch(deps, s.watch.id);
+    assert.equal(limited.outcome, 'provider_error');
+    assert.deepEqual(limited.outcome === 'provider_error' && limited.nextCheckAt, plus(s.departure, minutes(5)));
+
+    // a call made before the 429 answering late (a straggler) does not close it
+    await providers.forEnvironment('production')!.breaker.success({ allowed: true, probe: false, generation: 0 });
+    // the key is throttled for every flight: the next watch does not call, it waits for the Retry-After
+    const waiting = await checkFlightWatch(deps, other.watch.id);
+    assert.deepEqual(waiting, { outcome: 'circuit_open', nextCheckAt: plus(s.departure, minutes(5)) });
+    assert.equal(calls, 1, 'one call: the 429');
+    assert.equal((await watchOf(t, 'production', other.flight, other.date))?.state, 'watching');
+
+    // then one probe: the provider answers, the circuit closes
+    s.fake.override(undefined);
+    c.set(plus(s.departure, minutes(5)));
+    assert.equal((await checkFlightWatch(deps, other.watch.id)).outcome, 'pending');
+    assert.equal(calls, 2);
+    assert.equal((await checkFlightWatch(deps, s.watch.id)).outcome, 'pending', 'closed again: the next calls');
+    assert.equal(calls, 3);
+  });
+
+  it('a 500 with Retry-After counts as one failure only: the circuit stays closed, the watch backs off by its count', async (tc) => {
+    const s = await setup(tc);
+    s.fake.override({
+      status: 500,
+      headers: { 'retry-after': '300' },
+      body: { title: 'Internal Server Error', reason: 'INTERNAL_ERROR', detail: 'try later', status: 500 },
+    });
+    c.set(s.departure);
+    const failed = await checkFlightWatch(checkDeps(t, c, s.providers), s.watch.id);
+    assert.equal(failed.outcome, 'provider_error');
+    assert.deepEqual(failed.outcome === 'provider_error' && failed.nextCheckAt, plus(s.departure, minutes(1)));
+    assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'closed', 'only a 429 or 503 opens it');
+  });
+
+  /** A provider answering `error` after `takesMs` of the test clock (a call that took that long). */
+  function slowFailing(error: ProviderError, takesMs: number) {
+    let calls = 0;
+    const provider: FlightStatusProvider = {
+      name: 'flightaware',
+      fetchStatus: () => {
+        calls++;
+        c.set(plus(c.now(), takesMs));
+        return Promise.reject(error);
+      },
+    };
+    return {
+      providers: flightProviders({ production: provider }, { failureThreshold: 5, coolDownMs: minutes(2) }),
+      calls: () => calls,
+    };
+  }
+
+  it('a Retry-After is counted from when the failure is known, not from when the check started', async (tc) => {
+    const s = await setup(tc);
+    const other = await setup(tc);
+    const slow = slowFailing(
+      new ProviderError('flightaware', 'http', 'flightaware GET /flights: 503', {
+        status: 503,
+        retryAfterMs: minutes(5),
+      }),
+      20_000,
+    );
+    const deps = checkDeps(t, c, slow.providers);
+    c.set(s.departure);
+    const failed = await checkFlightWatch(deps, s.watch.id);
+    const known = plus(s.departure, 20_000);
+    assert.deepEqual(failed.outcome === 'provider_error' && failed.nextCheckAt, plus(known, minutes(5)));
+    assert.deepEqual(await checkFlightWatch(deps, other.watch.id), {
+      outcome: 'circuit_open',
+      nextCheckAt: plus(known, minutes(5)),
+    });
+    assert.equal(slow.calls(), 1);
+  });
+
+  it('a huge Retry-After: the watch waits an hour at most, and never past its deadline', async (tc) => {
+    const s = await setup(tc);
+    const huge = new ProviderError('flightaware', 'rate_limited', 'flightaware GET /flights: 429', {
+      status: 429,
+      retryAfterMs: 1e20,
+    });
+    c.set(s.departure);
+    const first = await checkFlightWatch(checkDeps(t, c, slowFailing(huge, 0).providers), s.watch.id);
+    assert.deepEqual(first.outcome === 'provider_error' && first.nextCheckAt, plus(s.departure, MAX_RETRY_AFTER_MS));
+
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    const deadline = giveUpAt({
+      scheduledDeparture: row!.scheduled_departure,
+      scheduledArrival: row!.scheduled_arrival,
+    });
+    c.set(plus(deadline, -minutes(10)));
+    const last = await checkFlightWatch(checkDeps(t, c, slowFailing(huge, 0).providers), s.watch.id);
+    assert.equal(last.outcome, 'provider_error');
+    assert.deepEqual(last.outcome === 'provider_error' && last.nextCheckAt, deadline, 'clamped to the deadline');
+  });
+
   it('a refused key (401) counts as a failure and is logged as an error for the operator', async (tc) => {
     const s = await setup(tc, { apiKey: 'wrong-key' });
     const log = recordingLog();
@@ -222,6 +351,14 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
       status: 503,
       body: { title: 'Service Unavailable', reason: 'UNAVAILABLE', detail: 'maintenance', status: 503 },
     });
+    const inReview = async () =>
+      Number(
+        /^parasol_flight_watches_manual_review\{environment="production"\} (\d+)$/m.exec(
+          await new DatabaseGauges(t.db, { leftOutPayout: LEFT_OUT_PAYOUT, ttlMs: 0 }).metrics(),
+        )?.[1],
+      );
+    const before = await inReview();
+    assert.ok(before >= 0, 'the production series is always there');
     c.set(plus(s.departure, 48 * 3_600_000 - 60_000));
     assert.equal((await checkFlightWatch(checkDeps(t, c, s.providers), s.watch.id)).outcome, 'provider_error');
     c.set(plus(s.departure, 48 * 3_600_000));
@@ -232,6 +369,7 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     const row = await watchOf(t, 'production', s.flight, s.date);
     assert.equal(row?.state, 'manual_review');
     assert.match(row?.last_error ?? '', /503/);
+    assert.ok((await inReview()) >= before + 1, 'counted for the operators’ alert');
   });
 
   it('production without a configured provider: the watch is kept and retried, with a warning', async (tc) => {

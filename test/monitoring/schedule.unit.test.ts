@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { CircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
+import { CircuitBreaker, MAX_RETRY_AFTER_MS, type Granted } from '../../src/monitoring/circuit-breaker.ts';
 import { backoffMs, giveUpAt, nextPendingCheck } from '../../src/monitoring/schedule.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 
@@ -61,6 +61,8 @@ describe('back-off', () => {
       [1, 2, 4, 8, 16, 30, 30, 30],
     );
     assert.equal(backoffMs(1, 300_000, none), 300_000);
+    assert.equal(backoffMs(1, 10 * 86_400_000, none), MAX_RETRY_AFTER_MS, 'Retry-After waits an hour at most');
+    assert.equal(backoffMs(1, Number.MAX_SAFE_INTEGER * 1000, none), MAX_RETRY_AFTER_MS, 'even an absurd one');
     assert.equal(
       backoffMs(1, undefined, () => 0.999_999),
       Math.round(60_000 * (1 + 0.2 * 0.999_999)),
@@ -69,33 +71,109 @@ describe('back-off', () => {
 });
 
 describe('circuit breaker', () => {
+  /** A call let through at `now` (fails the test when refused). */
+  function granted(breaker: CircuitBreaker, now: Date): Granted {
+    const permit = breaker.acquire(now);
+    assert.ok(permit.allowed, 'a call is let through');
+    return permit;
+  }
+
   it('opens after N failures in a row, lets one probe through after the cool-down, closes on success', () => {
     const breaker = new CircuitBreaker({ failureThreshold: 3, coolDownMs: 60_000, probeTimeoutMs: 30_000 });
     const t0 = at('2031-06-01T12:00:00Z');
     const after = (s: number) => new Date(t0.getTime() + s * 1000);
-    breaker.failure(t0);
-    breaker.success();
-    breaker.failure(t0);
-    breaker.failure(t0);
+    breaker.failure(t0, granted(breaker, t0));
+    breaker.success(granted(breaker, t0));
+    breaker.failure(t0, granted(breaker, t0));
+    breaker.failure(t0, granted(breaker, t0));
     assert.equal(breaker.state, 'closed', 'a success resets the count');
-    breaker.failure(t0);
+    breaker.failure(t0, granted(breaker, t0));
     assert.equal(breaker.state, 'open');
     assert.deepEqual(breaker.acquire(after(59)), { allowed: false, retryAt: after(60) });
-    assert.deepEqual(breaker.acquire(after(60)), { allowed: true, probe: true });
+    assert.deepEqual(breaker.acquire(after(60)), { allowed: true, probe: true, generation: 1 });
     assert.equal(breaker.state, 'half_open');
     assert.equal(breaker.acquire(after(61)).allowed, false, 'one probe at a time');
+    const probe = breaker.acquire(after(91));
     assert.deepEqual(
-      breaker.acquire(after(91)),
-      { allowed: true, probe: true },
-      'a probe that never reported back stops blocking',
+      probe,
+      { allowed: true, probe: true, generation: 1 },
+      'a probe that never reported back no longer blocks',
     );
-    breaker.failure(after(91));
+    breaker.failure(after(91), probe);
     assert.equal(breaker.state, 'open', 'a failed probe opens it again');
     assert.deepEqual(breaker.acquire(after(100)), { allowed: false, retryAt: after(151) });
-    assert.equal(breaker.acquire(after(151)).allowed, true);
-    breaker.success();
+    breaker.success(granted(breaker, after(151)));
     assert.equal(breaker.state, 'closed');
-    assert.deepEqual(breaker.acquire(after(152)), { allowed: true, probe: false });
+    assert.deepEqual(breaker.acquire(after(152)), { allowed: true, probe: false, generation: 2 });
+  });
+
+  it('half-open: a straggler (a call let through before it opened) neither closes it nor fails the probe', () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, coolDownMs: 60_000 });
+    const t0 = at('2031-06-01T12:00:00Z');
+    const after = (s: number) => new Date(t0.getTime() + s * 1000);
+    const [a, b, c, d] = [1, 2, 3, 4].map(() => granted(breaker, t0));
+    breaker.failure(t0, a!);
+    breaker.failure(t0, b!);
+    assert.equal(breaker.state, 'open');
+    const probe = granted(breaker, after(60));
+    assert.equal(breaker.state, 'half_open');
+    breaker.success(c!);
+    assert.equal(breaker.state, 'half_open', "a straggler's success does not close it");
+    breaker.failure(after(61), d!);
+    assert.equal(breaker.state, 'half_open', "a straggler's failure is not the probe's");
+    assert.equal(breaker.acquire(after(62)).allowed, false, 'the probe is still the one');
+    breaker.failure(after(70), probe);
+    assert.equal(breaker.state, 'open', "the probe's own failure opens it again");
+    assert.deepEqual(breaker.acquire(after(71)), { allowed: false, retryAt: after(130) });
+    breaker.success(probe);
+    assert.equal(breaker.state, 'open', "the last generation's probe answering late does not close it");
+    const next = granted(breaker, after(130));
+    breaker.success(next);
+    assert.equal(breaker.state, 'closed', 'the probe of this generation does');
+  });
+});
+
+describe('circuit breaker and Retry-After', () => {
+  it('a failure saying when to come back opens it at once until then (capped at an hour); a count-opening waits at least as long', () => {
+    const t0 = at('2031-06-01T12:00:00Z');
+    const after = (s: number) => new Date(t0.getTime() + s * 1000);
+    const breaker = new CircuitBreaker({ failureThreshold: 5, coolDownMs: 60_000 });
+    const take = () => {
+      const permit = breaker.acquire(t0);
+      assert.ok(permit.allowed);
+      return permit;
+    };
+    const early = take();
+    breaker.failure(t0, take(), 300_000);
+    assert.equal(breaker.state, 'open', 'the first 429 with Retry-After');
+    breaker.success(early);
+    assert.equal(breaker.state, 'open', 'a call made before it opened answering late does not close it');
+    assert.deepEqual(breaker.acquire(after(299)), { allowed: false, retryAt: after(300) });
+    const probe = breaker.acquire(after(300));
+    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1 });
+    breaker.success(probe);
+
+    breaker.failure(t0, take());
+    assert.equal(breaker.state, 'closed', 'without Retry-After: counted only');
+    breaker.failure(t0, take(), 0);
+    assert.equal(breaker.state, 'closed', 'Retry-After: 0 — nothing to wait for');
+    breaker.success(take());
+
+    const straggler = take();
+    breaker.failure(t0, take(), 86_400_000);
+    assert.deepEqual(breaker.acquire(t0), { allowed: false, retryAt: after(MAX_RETRY_AFTER_MS / 1000) });
+    breaker.failure(t0, straggler, 10_000);
+    assert.deepEqual(
+      breaker.acquire(t0),
+      { allowed: false, retryAt: after(MAX_RETRY_AFTER_MS / 1000) },
+      'a straggler never shortens it',
+    );
+
+    const count = new CircuitBreaker({ failureThreshold: 1, coolDownMs: 60_000 });
+    const permit = count.acquire(t0);
+    assert.ok(permit.allowed);
+    count.failure(t0, permit, 10_000);
+    assert.deepEqual(count.acquire(t0), { allowed: false, retryAt: after(60) }, 'the cool-down when longer');
   });
 });
 

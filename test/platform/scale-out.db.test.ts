@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CircuitBreaker, SharedCircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
+import {
+  CircuitBreaker,
+  SharedCircuitBreaker,
+  type Breaker,
+  type Granted,
+} from '../../src/monitoring/circuit-breaker.ts';
 import { CHANGES_CHANNEL, JOBS_CHANNEL, Notifications } from '../../src/platform/notifications.ts';
 import {
   PartnerRateLimits,
@@ -184,6 +189,13 @@ describe('rate limits in Redis', () => {
 });
 
 describe('circuit breaker shared through the database', () => {
+  /** A call let through at `now` (fails the test when refused). */
+  async function granted(breaker: Breaker, now: Date): Promise<Granted> {
+    const permit = await breaker.acquire(now);
+    assert.ok(permit.allowed, 'a call is let through');
+    return permit;
+  }
+
   it("one process's outage finding opens the circuit for the others; one probe in all", async (tc) => {
     const database = await openTestDatabase(tc);
     const key = `production:test-${Date.now().toString(36)}`;
@@ -191,21 +203,61 @@ describe('circuit breaker shared through the database', () => {
     const one = new SharedCircuitBreaker(database.db, key, options);
     const two = new SharedCircuitBreaker(database.db, key, options);
     const now = new Date();
-    assert.deepEqual(await two.acquire(now), { allowed: true, probe: false });
-    await one.failure(now);
-    await one.failure(now);
+    assert.deepEqual(await two.acquire(now), { allowed: true, probe: false, generation: 0 });
+    await one.failure(now, await granted(one, now));
+    await one.failure(now, await granted(one, now));
     assert.equal(one.state, 'open');
     const refused = await two.acquire(now);
     assert.equal(refused.allowed, false, 'the other process makes no call');
     const later = new Date(now.getTime() + MINUTE + 1);
-    assert.deepEqual(await two.acquire(later), { allowed: true, probe: true });
+    const probe = await two.acquire(later);
+    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1 });
     assert.equal((await one.acquire(later)).allowed, false, 'one probe at a time, across processes');
-    await two.success();
-    assert.deepEqual(await one.acquire(later), { allowed: true, probe: false });
+    await two.success(probe);
+    assert.deepEqual(await one.acquire(later), { allowed: true, probe: false, generation: 1 });
     // the in-memory breaker keeps the same rules
     const local = new CircuitBreaker(options);
-    local.failure(now);
-    local.failure(now);
+    local.failure(now, await granted(local, now));
+    local.failure(now, await granted(local, now));
     assert.equal(local.acquire(now).allowed, false);
   });
+
+  for (const kind of ['shared', 'in-memory'] as const) {
+    it(`half-open (${kind}): only the probe's own answer closes the circuit or opens it again, not a straggler's`, async (tc) => {
+      const database = await openTestDatabase(tc);
+      const key = `production:test-${Math.random().toString(36).slice(2)}`;
+      const options = { failureThreshold: 2, coolDownMs: MINUTE };
+      const local = new CircuitBreaker(options);
+      const [one, two]: [Breaker, Breaker] =
+        kind === 'shared'
+          ? [new SharedCircuitBreaker(database.db, key, options), new SharedCircuitBreaker(database.db, key, options)]
+          : [local, local];
+      const now = new Date();
+      const at = (ms: number) => new Date(now.getTime() + ms);
+      // four calls let through while closed; two fail and open it
+      const stragglers = [await granted(two, now), await granted(two, now)];
+      await one.failure(now, await granted(one, now));
+      await one.failure(now, await granted(one, now));
+      const probe = await granted(one, at(MINUTE));
+      assert.equal(probe.probe, true);
+      await two.success(stragglers[0]!);
+      assert.equal(two.state, 'half_open', "a straggler's success leaves it half-open (and the state says so)");
+      await two.failure(at(MINUTE + 1), stragglers[1]!);
+      assert.equal(two.state, 'half_open', "a straggler's failure is not the probe's");
+      assert.equal((await two.acquire(at(MINUTE + 2))).allowed, false, 'the probe is still the one');
+      await one.failure(at(MINUTE + 10_000), probe);
+      assert.equal(one.state, 'open', "the probe's own failure opens it again");
+      assert.deepEqual(await two.acquire(at(MINUTE + 10_001)), {
+        allowed: false,
+        retryAt: at(2 * MINUTE + 10_000),
+      });
+      await one.success(probe);
+      assert.equal(one.state, 'open', "the previous generation's probe answering late does not close it");
+      const next = await granted(two, at(2 * MINUTE + 10_000));
+      assert.deepEqual(next, { allowed: true, probe: true, generation: 2 });
+      await two.success(next);
+      assert.equal(two.state, 'closed', 'the probe of this generation closes it');
+      assert.deepEqual(await one.acquire(at(2 * MINUTE + 10_001)), { allowed: true, probe: false, generation: 2 });
+    });
+  }
 });
