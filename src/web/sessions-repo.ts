@@ -34,6 +34,19 @@ export async function findAccount(db: Executor, kind: SessionKind, email: string
   return row && { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: null };
 }
 
+/**
+ * The account's password hash, its row locked until the transaction ends (undefined: no such account
+ * any more, or no password). Sign-in reads it again under the lock before it opens a session: a
+ * password set or an account removed since the password was checked is seen.
+ */
+export async function lockAccountPassword(db: Executor, kind: SessionKind, id: string): Promise<string | undefined> {
+  const row =
+    kind === 'partner'
+      ? await db.selectFrom('users').select('password_hash').where('id', '=', id).forUpdate().executeTakeFirst()
+      : await db.selectFrom('operators').select('password_hash').where('id', '=', id).forUpdate().executeTakeFirst();
+  return row?.password_hash ?? undefined;
+}
+
 export async function insertOperatorIfMissing(
   db: Executor,
   email: string,

@@ -113,7 +113,10 @@ export async function signIn(
   const tokenHash = sha256Hex(token);
   const csrfToken = randomToken(32);
   const expiresAt = new Date(now.getTime() + SESSION_RULES.absoluteHours * 3_600_000);
-  await deps.db.transaction().execute(async (trx) => {
+  const opened = await deps.db.transaction().execute(async (trx) => {
+    // the password checked is still the account's, under the lock of its row: a reset (or a removal)
+    // committed while it was checked ends the sessions it finds, and this one would come after it
+    if ((await repo.lockAccountPassword(trx, input.kind, account.id)) !== account.passwordHash) return false;
     await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
     await repo.forgiveAttempts(trx, accountKey, accountCount.windowStart, accountCount.attempts);
     await repo.forgiveAttempts(trx, addressKey, address.windowStart, 1);
@@ -136,7 +139,9 @@ export async function signIn(
       // the client's address by its keyed hash and network, never in clear (platform/client-address.ts)
       data: tagClientAddress(deps.keys.lookup, input.address),
     });
+    return true;
   });
+  if (!opened) return { kind: 'invalid' };
   const session = await sessionFor(deps, input.kind, token);
   if (!session) throw new Error('session vanished right after sign-in');
   return { kind: 'signed_in', token, session };

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createPartner } from '../../src/partners/partners.ts';
+import * as usersRepo from '../../src/partners/users-repo.ts';
+import { createUser, removeUser, usePasswordLink } from '../../src/partners/users.ts';
+import { deriveKeyring, randomToken, sha256Hex } from '../../src/platform/crypto.ts';
+import type { DatabaseHandle, Db } from '../../src/platform/db.ts';
+import { endUserSessions, signIn } from '../../src/web/sessions.ts';
+import { openTestDatabase, testConfig, uniqueSlug } from '../helper.ts';
+
+/**
+ * A sign-in whose password was checked just before the account changed: the password reset (or the
+ * removal) commits between the check and the session. The sign-in's read of the account is held
+ * until the change has committed, so the interleaving is the one named, not a matter of timing. On
+ * PGlite and on the PostgreSQL of TEST_DATABASE_URL.
+ */
+
+const keys = deriveKeyring(testConfig().masterKey!);
+const PASSWORD = 'correct horse battery';
+
+/** `db` whose first read of `users` answers only once `release` is called (its query has run). */
+function holdingAccountRead(db: Db) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  let armed = true;
+  const hold = <T extends object>(builder: T): T =>
+    new Proxy(builder, {
+      get(target, property) {
+        const value = Reflect.get(target, property) as unknown;
+        if (typeof value !== 'function') return value;
+        if (typeof property === 'string' && property.startsWith('execute'))
+          return async (...args: unknown[]) => {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            reached();
+            await released;
+            return result;
+          };
+        return (...args: unknown[]) => {
+          const next = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return next && typeof next === 'object' && 'execute' in next ? hold(next) : next;
+        };
+      },
+    });
+  const proxy = new Proxy(db, {
+    get(target, property) {
+      const value = Reflect.get(target, property) as unknown;
+      if (property !== 'selectFrom') return typeof value === 'function' ? value.bind(target) : value;
+      return (from: string) => {
+        const builder = target.selectFrom(from as never);
+        if (!armed || from !== 'users') return builder;
+        armed = false;
+        return hold(builder);
+      };
+    },
+  });
+  return { db: proxy as Db, held, release };
+}
+
+describe('a sign-in racing a change of its account', () => {
+  let handle: DatabaseHandle;
+  before(async () => (handle = await openTestDatabase()));
+  after(() => handle.close());
+
+  async function twoAdmins() {
+    const partner = await createPartner(handle.db, 'operator:test', { slug: uniqueSlug(), name: 'Race Partner' });
+    const [first, second] = await Promise.all(
+      ['first', 'second'].map((name) =>
+        createUser(handle.db, 'operator:test', {
+          partnerId: partner.id,
+          email: `${uniqueSlug(name)}@example.com`,
+          password: PASSWORD,
+        }),
+      ),
+    );
+    return { partner, first: first!, second: second! };
+  }
+
+  const sessionsOf = async (userId: string) =>
+    (await handle.db.selectFrom('web_sessions').select('token_hash').where('user_id', '=', userId).execute()).length;
+
+  it('the old password checked before a reset commits opens no session after it', async () => {
+    const { first } = await twoAdmins();
+    const held = holdingAccountRead(handle.db);
+    const signing = signIn(
+      { db: held.db, now: () => new Date(), keys },
+      { kind: 'partner', email: first.email, password: PASSWORD, address: '10.9.8.7' },
+    );
+    await held.held; // the account and its old password's hash are read
+    // the owner resets the password meanwhile, as /portal/password/<token> does
+    const token = randomToken(32);
+    const now = new Date();
+    await usersRepo.insertUserToken(handle.db, {
+      tokenHash: sha256Hex(token),
+      userId: first.id,
+      purpose: 'password_reset',
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    });
+    const used = await usePasswordLink({ db: handle.db, now: () => new Date() }, token, 'a brand new password');
+    assert.equal(typeof used === 'object' && used.userId, first.id);
+    await endUserSessions({ db: handle.db }, first.id);
+    held.release();
+    assert.equal((await signing).kind, 'invalid', 'the password checked is no longer the account’s');
+    assert.equal(await sessionsOf(first.id), 0, 'no session survives the reset');
+  });
+
+  it('a user removed while its password is checked is not signed in (nor a 500)', async () => {
+    const { partner, first, second } = await twoAdmins();
+    const held = holdingAccountRead(handle.db);
+    const signing = signIn(
+      { db: held.db, now: () => new Date(), keys },
+      { kind: 'partner', email: first.email, password: PASSWORD, address: '10.9.8.6' },
+    );
+    await held.held;
+    await removeUser(
+      { db: handle.db },
+      { actor: `user:${second.id}`, partnerId: partner.id, userId: second.id, role: 'admin', lang: 'en' },
+      first.id,
+    );
+    held.release();
+    assert.equal((await signing).kind, 'invalid');
+    assert.equal(await sessionsOf(first.id), 0);
+  });
+
+  it('without a change in between, the same sign-in opens its session', async () => {
+    const { first } = await twoAdmins();
+    const outcome = await signIn(
+      { db: handle.db, now: () => new Date(), keys },
+      { kind: 'partner', email: first.email, password: PASSWORD, address: '10.9.8.5' },
+    );
+    assert.equal(outcome.kind, 'signed_in');
+    assert.equal(await sessionsOf(first.id), 1);
+  });
+});
