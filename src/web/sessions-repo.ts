@@ -164,6 +164,11 @@ export async function deleteSession(db: Executor, tokenHash: string): Promise<bo
   return rows.length > 0;
 }
 
+/** Deletes a session of `kind` (a sign-in ends the one its browser held). */
+export async function deleteSessionOfKind(db: Executor, kind: SessionKind, tokenHash: string): Promise<void> {
+  await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).where('kind', '=', kind).execute();
+}
+
 /** Ends every session of a partner user but `keep` (a password change ends the others). */
 export async function deleteUserSessions(db: Executor, userId: string, keep?: string): Promise<number> {
   let query = db.deleteFrom('web_sessions').where('user_id', '=', userId);

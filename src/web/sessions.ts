@@ -78,7 +78,15 @@ export const addressCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: strin
 
 export async function signIn(
   deps: SessionDeps,
-  input: { kind: SessionKind; email: string; password: string; address: string; lang?: Lang },
+  input: {
+    kind: SessionKind;
+    email: string;
+    password: string;
+    address: string;
+    lang?: Lang;
+    /** The session cookie the browser sent, if any: a sign-in ends that session (a new token replaces it). */
+    previousToken?: string | undefined;
+  },
 ): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
@@ -118,6 +126,9 @@ export async function signIn(
     // committed while it was checked ends the sessions it finds, and this one would come after it
     if ((await repo.lockAccountPassword(trx, input.kind, account.id)) !== account.passwordHash) return false;
     await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
+    // the browser's earlier session (another account's, or one planted in it) does not outlive the sign-in
+    if (input.previousToken && /^[A-Za-z0-9_-]{43}$/.test(input.previousToken))
+      await repo.deleteSessionOfKind(trx, input.kind, sha256Hex(input.previousToken));
     await repo.forgiveAttempts(trx, accountKey, accountCount.windowStart, accountCount.attempts);
     await repo.forgiveAttempts(trx, addressKey, address.windowStart, 1);
     await repo.insertSession(trx, {

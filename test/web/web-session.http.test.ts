@@ -61,6 +61,25 @@ describe('portal sessions', () => {
     assert.equal(page.headers['cache-control'], 'no-store');
   });
 
+  test('a sign-in gives a new token and ends the session the browser held before (no fixation)', async () => {
+    const first = await partnerUser(t);
+    const second = await partnerUser(t);
+    const browser = new Browser(t.app);
+    await browser.signIn(first.email, PASSWORD);
+    const before = browser.cookies.get('psl_portal')!;
+    // the same browser signs in again, as someone else (or over a token planted in it)
+    const csrf = browser.cookies.get('psl_login')!;
+    const again = await browser.post('/portal/login', { _csrf: csrf, email: second.email, password: PASSWORD });
+    assert.equal(again.statusCode, 303);
+    const after = browser.cookies.get('psl_portal')!;
+    assert.notEqual(after, before, 'a new token');
+    const old = await t.app.inject({ method: 'GET', url: '/portal', headers: { cookie: `psl_portal=${before}` } });
+    assert.equal(old.statusCode, 303, 'the earlier token opens nothing');
+    const now = await t.app.inject({ method: 'GET', url: '/portal', headers: { cookie: `psl_portal=${after}` } });
+    assert.equal(now.statusCode, 200);
+    assert.match(now.body, new RegExp(second.email.replace(/[.]/g, '\\.')));
+  });
+
   test('the sign-in form is refused without its CSRF token', async () => {
     const { email } = await partnerUser(t);
     const browser = new Browser(t.app);
