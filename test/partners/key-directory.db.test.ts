@@ -4,57 +4,15 @@ import { revokeApiKey } from '../../src/partners/api-keys.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import { PartnerDirectory } from '../../src/partners/directory.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
-import type { DatabaseHandle, Db } from '../../src/platform/db.ts';
+import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { createTestPartner, DEFAULT_CONFIGURATION, openTestDatabase } from '../helper.ts';
+import { holdingNextRead } from '../holding-read.ts';
 
 /**
  * The directory's answer after invalidate(): a lookup started before a change (a key revoked, a
  * configuration saved) and finishing after it neither answers the lookups asked after the change
  * nor fills the cache with what it read before.
  */
-
-/**
- * `db` whose next read of `table` answers only once `release` is called (its query has run: what it
- * read is from before anything the test does meanwhile). Calls `reached` when that read is held.
- */
-function holdingNextRead(db: Db, table: string) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const held = new Promise<void>((resolve) => (reached = resolve));
-  let armed = true;
-  const hold = <T extends object>(builder: T): T =>
-    new Proxy(builder, {
-      get(target, property) {
-        const value = Reflect.get(target, property) as unknown;
-        if (typeof value !== 'function') return value;
-        if (typeof property === 'string' && property.startsWith('execute'))
-          return async (...args: unknown[]) => {
-            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            reached();
-            await released;
-            return result;
-          };
-        return (...args: unknown[]) => {
-          const next = (value as (...a: unknown[]) => unknown).apply(target, args);
-          return next && typeof next === 'object' && 'execute' in next ? hold(next) : next;
-        };
-      },
-    });
-  const proxy = new Proxy(db, {
-    get(target, property) {
-      const value = Reflect.get(target, property) as unknown;
-      if (property !== 'selectFrom') return typeof value === 'function' ? value.bind(target) : value;
-      return (from: string) => {
-        const builder = target.selectFrom(from as never);
-        if (!armed || !from.startsWith(table)) return builder;
-        armed = false;
-        return hold(builder);
-      };
-    },
-  });
-  return { db: proxy as Db, held, release };
-}
 
 describe('partner directory after invalidate()', () => {
   let handle: DatabaseHandle;

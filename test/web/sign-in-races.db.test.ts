@@ -4,9 +4,10 @@ import { createPartner } from '../../src/partners/partners.ts';
 import * as usersRepo from '../../src/partners/users-repo.ts';
 import { createUser, removeUser, usePasswordLink } from '../../src/partners/users.ts';
 import { deriveKeyring, randomToken, sha256Hex } from '../../src/platform/crypto.ts';
-import type { DatabaseHandle, Db } from '../../src/platform/db.ts';
+import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { endUserSessions, signIn } from '../../src/web/sessions.ts';
 import { openTestDatabase, testConfig, uniqueSlug } from '../helper.ts';
+import { holdingNextRead } from '../holding-read.ts';
 
 /**
  * A sign-in whose password was checked just before the account changed: the password reset (or the
@@ -17,46 +18,6 @@ import { openTestDatabase, testConfig, uniqueSlug } from '../helper.ts';
 
 const keys = deriveKeyring(testConfig().masterKey!);
 const PASSWORD = 'correct horse battery';
-
-/** `db` whose first read of `users` answers only once `release` is called (its query has run). */
-function holdingAccountRead(db: Db) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const held = new Promise<void>((resolve) => (reached = resolve));
-  let armed = true;
-  const hold = <T extends object>(builder: T): T =>
-    new Proxy(builder, {
-      get(target, property) {
-        const value = Reflect.get(target, property) as unknown;
-        if (typeof value !== 'function') return value;
-        if (typeof property === 'string' && property.startsWith('execute'))
-          return async (...args: unknown[]) => {
-            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            reached();
-            await released;
-            return result;
-          };
-        return (...args: unknown[]) => {
-          const next = (value as (...a: unknown[]) => unknown).apply(target, args);
-          return next && typeof next === 'object' && 'execute' in next ? hold(next) : next;
-        };
-      },
-    });
-  const proxy = new Proxy(db, {
-    get(target, property) {
-      const value = Reflect.get(target, property) as unknown;
-      if (property !== 'selectFrom') return typeof value === 'function' ? value.bind(target) : value;
-      return (from: string) => {
-        const builder = target.selectFrom(from as never);
-        if (!armed || from !== 'users') return builder;
-        armed = false;
-        return hold(builder);
-      };
-    },
-  });
-  return { db: proxy as Db, held, release };
-}
 
 describe('a sign-in racing a change of its account', () => {
   let handle: DatabaseHandle;
@@ -82,7 +43,7 @@ describe('a sign-in racing a change of its account', () => {
 
   it('the old password checked before a reset commits opens no session after it', async () => {
     const { first } = await twoAdmins();
-    const held = holdingAccountRead(handle.db);
+    const held = holdingNextRead(handle.db, 'users');
     const signing = signIn(
       { db: held.db, now: () => new Date(), keys },
       { kind: 'partner', email: first.email, password: PASSWORD, address: '10.9.8.7' },
@@ -108,7 +69,7 @@ describe('a sign-in racing a change of its account', () => {
 
   it('a user removed while its password is checked is not signed in (nor a 500)', async () => {
     const { partner, first, second } = await twoAdmins();
-    const held = holdingAccountRead(handle.db);
+    const held = holdingNextRead(handle.db, 'users');
     const signing = signIn(
       { db: held.db, now: () => new Date(), keys },
       { kind: 'partner', email: first.email, password: PASSWORD, address: '10.9.8.6' },
