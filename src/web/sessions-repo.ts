@@ -169,11 +169,10 @@ export async function deleteSessionOfKind(db: Executor, kind: SessionKind, token
   await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).where('kind', '=', kind).execute();
 }
 
-/** Ends every session of a partner user but `keep` (a password change ends the others). */
-export async function deleteUserSessions(db: Executor, userId: string, keep?: string): Promise<number> {
-  let query = db.deleteFrom('web_sessions').where('user_id', '=', userId);
-  if (keep !== undefined) query = query.where('token_hash', '<>', keep);
-  return (await query.returning('token_hash').execute()).length;
+/** Ends every session of a partner user (a password set through a link). */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<number> {
+  const rows = await db.deleteFrom('web_sessions').where('user_id', '=', userId).returning('token_hash').execute();
+  return rows.length;
 }
 
 export async function deleteExpiredSessions(db: Executor, now: Date, idleSince: Date): Promise<void> {

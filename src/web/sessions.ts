@@ -3,7 +3,7 @@ import { audit } from '../platform/audit.ts';
 import { tagClientAddress } from '../platform/client-address.ts';
 import type { Config } from '../platform/config.ts';
 import { hashPassword, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { recordUserSignIn, type UserRole } from '../partners/index.ts';
 import type { Lang } from '../platform/language.ts';
 import { addressCounterKeyOf, emailCounterKeyOf } from '../platform/throttle-keys.ts';
@@ -208,11 +208,11 @@ export async function signOut(deps: SessionDeps, session: WebSession): Promise<v
 }
 
 /**
- * Ends the sessions of a partner user, but `keep` (a token hash) when given: a password set through
- * a link ends them all, since no one is signed in to set it.
+ * Ends every session of a partner user, in the caller's transaction `db` (a password set through a
+ * link ends them all, in the transaction that sets it: partners' usePasswordLink).
  */
-export async function endUserSessions(deps: Pick<SessionDeps, 'db'>, userId: string, keep?: string): Promise<number> {
-  return repo.deleteUserSessions(deps.db, userId, keep);
+export async function endUserSessions(db: Executor, userId: string): Promise<number> {
+  return repo.deleteUserSessions(db, userId);
 }
 
 /** The audit actor of a session: `user:<id>` for partner users, `operator:<email>` for operators. */

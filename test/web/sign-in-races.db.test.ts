@@ -41,6 +41,30 @@ describe('a sign-in racing a change of its account', () => {
   const sessionsOf = async (userId: string) =>
     (await handle.db.selectFrom('web_sessions').select('token_hash').where('user_id', '=', userId).execute()).length;
 
+  async function resetLink(userId: string) {
+    const token = randomToken(32);
+    const now = new Date();
+    await usersRepo.insertUserToken(handle.db, {
+      tokenHash: sha256Hex(token),
+      userId,
+      purpose: 'password_reset',
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    });
+    return token;
+  }
+
+  const signedIn = async (email: string, address: string) =>
+    assert.equal(
+      (
+        await signIn(
+          { db: handle.db, now: () => new Date(), keys },
+          { kind: 'partner', email, password: PASSWORD, address },
+        )
+      ).kind,
+      'signed_in',
+    );
+
   it('the old password checked before a reset commits opens no session after it', async () => {
     const { first } = await twoAdmins();
     const held = holdingNextRead(handle.db, 'users');
@@ -50,18 +74,14 @@ describe('a sign-in racing a change of its account', () => {
     );
     await held.held; // the account and its old password's hash are read
     // the owner resets the password meanwhile, as /portal/password/<token> does
-    const token = randomToken(32);
-    const now = new Date();
-    await usersRepo.insertUserToken(handle.db, {
-      tokenHash: sha256Hex(token),
-      userId: first.id,
-      purpose: 'password_reset',
-      now,
-      expiresAt: new Date(now.getTime() + 3_600_000),
-    });
-    const used = await usePasswordLink({ db: handle.db, now: () => new Date() }, token, 'a brand new password');
+    const token = await resetLink(first.id);
+    const used = await usePasswordLink(
+      { db: handle.db, now: () => new Date() },
+      token,
+      'a brand new password',
+      endUserSessions,
+    );
     assert.equal(typeof used === 'object' && used.userId, first.id);
-    await endUserSessions({ db: handle.db }, first.id);
     held.release();
     assert.equal((await signing).kind, 'invalid', 'the password checked is no longer the account’s');
     assert.equal(await sessionsOf(first.id), 0, 'no session survives the reset');
@@ -82,6 +102,49 @@ describe('a sign-in racing a change of its account', () => {
     );
     held.release();
     assert.equal((await signing).kind, 'invalid');
+    assert.equal(await sessionsOf(first.id), 0);
+  });
+
+  it('a reset ends the sessions in the transaction that sets the password: nothing is left to do after it', async () => {
+    const { first } = await twoAdmins();
+    await signedIn(first.email, '10.9.8.4');
+    await signedIn(first.email, '10.9.8.4');
+    assert.equal(await sessionsOf(first.id), 2);
+    const token = await resetLink(first.id);
+    // the process stops right after this call (as if it crashed): no old session is left alive
+    const used = await usePasswordLink(
+      { db: handle.db, now: () => new Date() },
+      token,
+      'another new password',
+      endUserSessions,
+    );
+    assert.equal(typeof used === 'object' && used.userId, first.id);
+    assert.equal(await sessionsOf(first.id), 0, 'the sessions ended with the reset’s commit');
+  });
+
+  it('sessions that cannot be ended leave the password and the link as they were', async () => {
+    const { first } = await twoAdmins();
+    await signedIn(first.email, '10.9.8.3');
+    const token = await resetLink(first.id);
+    await assert.rejects(
+      usePasswordLink({ db: handle.db, now: () => new Date() }, token, 'another new password', async (trx, userId) => {
+        await endUserSessions(trx, userId);
+        throw new Error('the sessions could not be ended');
+      }),
+      /could not be ended/,
+    );
+    assert.equal(await sessionsOf(first.id), 1, 'the session stays: the reset did not happen');
+    await signedIn(first.email, '10.9.8.3'); // the old password still signs in
+    assert.equal(
+      typeof (await usePasswordLink(
+        { db: handle.db, now: () => new Date() },
+        token,
+        'another new password',
+        endUserSessions,
+      )),
+      'object',
+      'the link still works',
+    );
     assert.equal(await sessionsOf(first.id), 0);
   });
 
