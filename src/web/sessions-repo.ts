@@ -164,9 +164,43 @@ export async function deleteSession(db: Executor, tokenHash: string): Promise<bo
   return rows.length > 0;
 }
 
-/** Deletes a session of `kind` (a sign-in ends the one its browser held). */
-export async function deleteSessionOfKind(db: Executor, kind: SessionKind, tokenHash: string): Promise<void> {
-  await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).where('kind', '=', kind).execute();
+/** Who held a deleted session: its account (an operator's by its email) and partner. */
+export interface DeletedSession {
+  userId: string | null;
+  operatorId: string | null;
+  operatorEmail: string | null;
+  partnerId: string | null;
+}
+
+/** Deletes a session of `kind` (a sign-in ends the one its browser held); whose it was, if there was one. */
+export async function deleteSessionOfKind(
+  db: Executor,
+  kind: SessionKind,
+  tokenHash: string,
+): Promise<DeletedSession | undefined> {
+  const row = await db
+    .deleteFrom('web_sessions')
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .returning((eb) => [
+      'user_id',
+      'operator_id',
+      'partner_id',
+      eb
+        .selectFrom('operators')
+        .select('email')
+        .whereRef('operators.id', '=', 'web_sessions.operator_id')
+        .as('operator_email'),
+    ])
+    .executeTakeFirst();
+  return (
+    row && {
+      userId: row.user_id,
+      operatorId: row.operator_id,
+      operatorEmail: row.operator_email,
+      partnerId: row.partner_id,
+    }
+  );
 }
 
 /** Ends every session of a partner user (a password set through a link). */

@@ -31,6 +31,9 @@ export const SESSION_RULES = {
 
 export type { SessionKind };
 
+/** What a session cookie holds: 32 random bytes, base64url (randomToken(32)); anything else is no session. */
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
 export interface WebSession {
   kind: SessionKind;
   accountId: string;
@@ -127,8 +130,22 @@ export async function signIn(
     if ((await repo.lockAccountPassword(trx, input.kind, account.id)) !== account.passwordHash) return false;
     await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
     // the browser's earlier session (another account's, or one planted in it) does not outlive the sign-in
-    if (input.previousToken && /^[A-Za-z0-9_-]{43}$/.test(input.previousToken))
-      await repo.deleteSessionOfKind(trx, input.kind, sha256Hex(input.previousToken));
+    // (audited as its holder's sign-out: the account it was may be another one)
+    if (input.previousToken && SESSION_TOKEN.test(input.previousToken)) {
+      const previousHash = sha256Hex(input.previousToken);
+      const ended = await repo.deleteSessionOfKind(trx, input.kind, previousHash);
+      const endedActor =
+        ended && (ended.userId ? `user:${ended.userId}` : ended.operatorEmail && `operator:${ended.operatorEmail}`);
+      if (ended && endedActor)
+        await audit(trx, {
+          actor: endedActor,
+          partnerId: ended.partnerId,
+          entity: 'session',
+          entityId: previousHash.slice(0, 16),
+          action: 'signed_out',
+          data: { reason: 'replaced by a new sign-in' },
+        });
+    }
     await repo.forgiveAttempts(trx, accountKey, accountCount.windowStart, accountCount.attempts);
     await repo.forgiveAttempts(trx, addressKey, address.windowStart, 1);
     await repo.insertSession(trx, {
@@ -164,7 +181,7 @@ export async function sessionFor(
   kind: SessionKind,
   token: string | undefined,
 ): Promise<WebSession | undefined> {
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  if (!token || !SESSION_TOKEN.test(token)) return undefined;
   const tokenHash = sha256Hex(token);
   const row = await repo.findSession(deps.db, kind, tokenHash);
   if (!row) return undefined;
