@@ -115,7 +115,7 @@ export class PartnerDirectory implements KeyDirectory<ApiName> {
     let pending = this.loading.get(hash);
     if (!pending) {
       const generation = this.generation;
-      pending = this.loadKey(hash)
+      const loading: Promise<KeyEntry<ApiName> | undefined> = this.loadKey(hash)
         .then((value) => {
           if (value) this.known.set(plaintext, true);
           if (this.ttlMs > 0 && generation === this.generation) {
@@ -126,8 +126,11 @@ export class PartnerDirectory implements KeyDirectory<ApiName> {
           }
           return value;
         })
-        .finally(() => this.loading.delete(hash));
-      this.loading.set(hash, pending);
+        // invalidate() may have dropped it and a later lookup taken its place: that one stays
+        .finally(() => {
+          if (this.loading.get(hash) === loading) this.loading.delete(hash);
+        });
+      this.loading.set(hash, (pending = loading));
     }
     return pending.then((value) => this.used_(value, now));
   }
@@ -172,19 +175,27 @@ export class PartnerDirectory implements KeyDirectory<ApiName> {
     const now = Date.now();
     const cached = this.terms.get(partnerId);
     if (cached && cached.expires > now) return cached.value;
+    const generation = this.generation;
     const [versions, configuration, documents] = await Promise.all([
       repo.listAgreementVersions(this.db, partnerId),
       repo.findCurrentConfiguration(this.db, partnerId),
       repo.findDocuments(this.db, partnerId),
     ]);
     const value = { versions, configuration, documents };
-    if (this.ttlMs > 0) this.terms.set(partnerId, { value, expires: now + this.ttlMs });
+    // read before an invalidate() that came meanwhile: answered, never cached (it may be stale)
+    if (this.ttlMs > 0 && generation === this.generation)
+      this.terms.set(partnerId, { value, expires: now + this.ttlMs });
     return value;
   }
 
-  /** Forget everything cached: call after changing keys, subscriptions, agreements or configuration. */
+  /**
+   * Forget everything cached: call after changing keys, subscriptions, agreements or configuration.
+   * Lookups under way are not joined by later ones (a key revoked meanwhile is read again) and cache
+   * nothing.
+   */
   invalidate(): void {
     this.generation += 1;
+    this.loading.clear();
     this.keys.clear();
     this.unknown?.clear();
     this.terms.clear();

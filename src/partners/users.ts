@@ -411,13 +411,16 @@ class AddressTaken extends Error {}
  * Uses a link once: sets the password (an invited user becomes active) and answers the user, or
  * undefined when the link is unknown, used, replaced or expired, or `address_taken` when it is an
  * invitation of an address that signs in already (invited by another partner too, and accepted
- * there first: an address has one account) — the link is then left unused. The caller ends the
- * user's sessions.
+ * there first: an address has one account) — the link is then left unused. `endSessions` ends the
+ * user's sessions in the same transaction, right after the password is set (the web layer's: this
+ * domain knows no sessions), so a password set by a link never leaves an old session alive; it runs
+ * with the user's row locked, the order sign-in locks them in (users, then web_sessions).
  */
 export async function usePasswordLink(
   deps: Pick<UserDeps, 'db' | 'now'>,
   token: string,
   password: string,
+  endSessions: EndSessions,
 ): Promise<
   | { userId: string; email: string; partnerId: string; purpose: 'invitation' | 'password_reset' }
   | 'address_taken'
@@ -428,7 +431,7 @@ export async function usePasswordLink(
   const passwordHash = await hashPassword(password);
   const now = deps.now();
   try {
-    return await setPasswordByLink(deps, token, passwordHash, now);
+    return await setPasswordByLink(deps, token, passwordHash, now, endSessions);
   } catch (error) {
     if (error instanceof AddressTaken) return 'address_taken';
     // an account of the address created meanwhile (an operator's user, committed after our lock)
@@ -437,7 +440,16 @@ export async function usePasswordLink(
   }
 }
 
-async function setPasswordByLink(deps: Pick<UserDeps, 'db'>, token: string, passwordHash: string, now: Date) {
+/** Ends every session of a user, inside the caller's transaction. */
+export type EndSessions = (trx: Executor, userId: string) => Promise<unknown>;
+
+async function setPasswordByLink(
+  deps: Pick<UserDeps, 'db'>,
+  token: string,
+  passwordHash: string,
+  now: Date,
+  endSessions: EndSessions,
+) {
   const tokenHash = sha256Hex(token);
   return transaction(deps.db, async (trx) => {
     // the users' rows first, then the link: the order of every path that locks both (an admin's
@@ -452,6 +464,8 @@ async function setPasswordByLink(deps: Pick<UserDeps, 'db'>, token: string, pass
     if (!used) return undefined;
     if (same.some((u) => u.id !== used.user_id && u.password_hash !== null)) throw new AddressTaken();
     const user = await users.setPassword(trx, used.user_id, passwordHash, now);
+    // whoever held a session of this account holds it no more (a reset is asked for when locked out)
+    await endSessions(trx, used.user_id);
     await users.retireUserTokens(trx, used.user_id, used.purpose, now);
     await audit(trx, {
       actor: `user:${used.user_id}`,

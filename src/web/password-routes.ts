@@ -77,7 +77,7 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
         return sendPage(reply, 422, setPasswordPage(ctx, token, link, csrf, w.partnerUsers.passwordTooShort));
       let used: Awaited<ReturnType<typeof usePasswordLink>>;
       try {
-        used = await usePasswordLink(users, token, password);
+        used = await usePasswordLink(users, token, password, endUserSessions);
       } catch (error) {
         if (!(error instanceof DomainError) || error.status !== 422) throw error;
         return sendPage(reply, 422, setPasswordPage(ctx, token, link, csrf, w.partnerUsers.passwordTooShort));
@@ -86,8 +86,6 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       if (!used) return sendPage(reply, 404, messagePage(ctx, '404', w.partnerUsers.linkInvalid));
       // accepted meanwhile at another partner that had invited the same address
       if (used === 'address_taken') return sendPage(reply, 409, messagePage(ctx, '409', w.partnerUsers.addressTaken));
-      // whoever held a session of this account holds it no more (a reset is asked for when locked out)
-      await endUserSessions(deps, used.userId);
       return sendPage(reply, 200, passwordSetPage(ctx));
     });
   };

@@ -34,6 +34,19 @@ export async function findAccount(db: Executor, kind: SessionKind, email: string
   return row && { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: null };
 }
 
+/**
+ * The account's password hash, its row locked until the transaction ends (undefined: no such account
+ * any more, or no password). Sign-in reads it again under the lock before it opens a session: a
+ * password set or an account removed since the password was checked is seen.
+ */
+export async function lockAccountPassword(db: Executor, kind: SessionKind, id: string): Promise<string | undefined> {
+  const row =
+    kind === 'partner'
+      ? await db.selectFrom('users').select('password_hash').where('id', '=', id).forUpdate().executeTakeFirst()
+      : await db.selectFrom('operators').select('password_hash').where('id', '=', id).forUpdate().executeTakeFirst();
+  return row?.password_hash ?? undefined;
+}
+
 export async function insertOperatorIfMissing(
   db: Executor,
   email: string,
@@ -151,11 +164,49 @@ export async function deleteSession(db: Executor, tokenHash: string): Promise<bo
   return rows.length > 0;
 }
 
-/** Ends every session of a partner user but `keep` (a password change ends the others). */
-export async function deleteUserSessions(db: Executor, userId: string, keep?: string): Promise<number> {
-  let query = db.deleteFrom('web_sessions').where('user_id', '=', userId);
-  if (keep !== undefined) query = query.where('token_hash', '<>', keep);
-  return (await query.returning('token_hash').execute()).length;
+/** Who held a deleted session: its account (an operator's by its email) and partner. */
+export interface DeletedSession {
+  userId: string | null;
+  operatorId: string | null;
+  operatorEmail: string | null;
+  partnerId: string | null;
+}
+
+/** Deletes a session of `kind` (a sign-in ends the one its browser held); whose it was, if there was one. */
+export async function deleteSessionOfKind(
+  db: Executor,
+  kind: SessionKind,
+  tokenHash: string,
+): Promise<DeletedSession | undefined> {
+  const row = await db
+    .deleteFrom('web_sessions')
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .returning((eb) => [
+      'user_id',
+      'operator_id',
+      'partner_id',
+      eb
+        .selectFrom('operators')
+        .select('email')
+        .whereRef('operators.id', '=', 'web_sessions.operator_id')
+        .as('operator_email'),
+    ])
+    .executeTakeFirst();
+  return (
+    row && {
+      userId: row.user_id,
+      operatorId: row.operator_id,
+      operatorEmail: row.operator_email,
+      partnerId: row.partner_id,
+    }
+  );
+}
+
+/** Ends every session of a partner user (a password set through a link). */
+export async function deleteUserSessions(db: Executor, userId: string): Promise<number> {
+  const rows = await db.deleteFrom('web_sessions').where('user_id', '=', userId).returning('token_hash').execute();
+  return rows.length;
 }
 
 export async function deleteExpiredSessions(db: Executor, now: Date, idleSince: Date): Promise<void> {

@@ -3,7 +3,7 @@ import { audit } from '../platform/audit.ts';
 import { tagClientAddress } from '../platform/client-address.ts';
 import type { Config } from '../platform/config.ts';
 import { hashPassword, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { recordUserSignIn, type UserRole } from '../partners/index.ts';
 import type { Lang } from '../platform/language.ts';
 import { addressCounterKeyOf, emailCounterKeyOf } from '../platform/throttle-keys.ts';
@@ -30,6 +30,9 @@ export const SESSION_RULES = {
 } as const;
 
 export type { SessionKind };
+
+/** What a session cookie holds: 32 random bytes, base64url (randomToken(32)); anything else is no session. */
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface WebSession {
   kind: SessionKind;
@@ -78,7 +81,15 @@ export const addressCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: strin
 
 export async function signIn(
   deps: SessionDeps,
-  input: { kind: SessionKind; email: string; password: string; address: string; lang?: Lang },
+  input: {
+    kind: SessionKind;
+    email: string;
+    password: string;
+    address: string;
+    lang?: Lang;
+    /** The session cookie the browser sent, if any: a sign-in ends that session (a new token replaces it). */
+    previousToken?: string | undefined;
+  },
 ): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
@@ -113,8 +124,28 @@ export async function signIn(
   const tokenHash = sha256Hex(token);
   const csrfToken = randomToken(32);
   const expiresAt = new Date(now.getTime() + SESSION_RULES.absoluteHours * 3_600_000);
-  await deps.db.transaction().execute(async (trx) => {
+  const opened = await deps.db.transaction().execute(async (trx) => {
+    // the password checked is still the account's, under the lock of its row: a reset (or a removal)
+    // committed while it was checked ends the sessions it finds, and this one would come after it
+    if ((await repo.lockAccountPassword(trx, input.kind, account.id)) !== account.passwordHash) return false;
     await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
+    // the browser's earlier session (another account's, or one planted in it) does not outlive the sign-in
+    // (audited as its holder's sign-out: the account it was may be another one)
+    if (input.previousToken && SESSION_TOKEN.test(input.previousToken)) {
+      const previousHash = sha256Hex(input.previousToken);
+      const ended = await repo.deleteSessionOfKind(trx, input.kind, previousHash);
+      const endedActor =
+        ended && (ended.userId ? `user:${ended.userId}` : ended.operatorEmail && `operator:${ended.operatorEmail}`);
+      if (ended && endedActor)
+        await audit(trx, {
+          actor: endedActor,
+          partnerId: ended.partnerId,
+          entity: 'session',
+          entityId: previousHash.slice(0, 16),
+          action: 'signed_out',
+          data: { reason: 'replaced by a new sign-in' },
+        });
+    }
     await repo.forgiveAttempts(trx, accountKey, accountCount.windowStart, accountCount.attempts);
     await repo.forgiveAttempts(trx, addressKey, address.windowStart, 1);
     await repo.insertSession(trx, {
@@ -136,7 +167,9 @@ export async function signIn(
       // the client's address by its keyed hash and network, never in clear (platform/client-address.ts)
       data: tagClientAddress(deps.keys.lookup, input.address),
     });
+    return true;
   });
+  if (!opened) return { kind: 'invalid' };
   const session = await sessionFor(deps, input.kind, token);
   if (!session) throw new Error('session vanished right after sign-in');
   return { kind: 'signed_in', token, session };
@@ -148,7 +181,7 @@ export async function sessionFor(
   kind: SessionKind,
   token: string | undefined,
 ): Promise<WebSession | undefined> {
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  if (!token || !SESSION_TOKEN.test(token)) return undefined;
   const tokenHash = sha256Hex(token);
   const row = await repo.findSession(deps.db, kind, tokenHash);
   if (!row) return undefined;
@@ -192,11 +225,11 @@ export async function signOut(deps: SessionDeps, session: WebSession): Promise<v
 }
 
 /**
- * Ends the sessions of a partner user, but `keep` (a token hash) when given: a password set through
- * a link ends them all, since no one is signed in to set it.
+ * Ends every session of a partner user, in the caller's transaction `db` (a password set through a
+ * link ends them all, in the transaction that sets it: partners' usePasswordLink).
  */
-export async function endUserSessions(deps: Pick<SessionDeps, 'db'>, userId: string, keep?: string): Promise<number> {
-  return repo.deleteUserSessions(deps.db, userId, keep);
+export async function endUserSessions(db: Executor, userId: string): Promise<number> {
+  return repo.deleteUserSessions(db, userId);
 }
 
 /** The audit actor of a session: `user:<id>` for partner users, `operator:<email>` for operators. */

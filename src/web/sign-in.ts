@@ -89,6 +89,7 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
         password: field(request.body, 'password', 1024),
         address: request.ip,
         lang: ctx.lang,
+        previousToken: request.cookies[cookie.name],
       });
       if (outcome.kind === 'locked') {
         reply.header('Retry-After', String(outcome.retryAfterSeconds));

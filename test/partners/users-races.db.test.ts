@@ -14,6 +14,7 @@ import {
 } from '../../src/partners/users.ts';
 import { deriveKeyring, randomToken, sha256Hex } from '../../src/platform/crypto.ts';
 import { DomainError } from '../../src/platform/errors.ts';
+import { endUserSessions } from '../../src/web/sessions.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { eventually, openTestDatabase, testConfig, uniqueSlug, usingPostgres } from '../helper.ts';
 
@@ -112,7 +113,7 @@ describe(
       // the link's row held: the acceptance waits on it first, the resend after it
       await held.query('BEGIN');
       await held.query('SELECT 1 FROM user_tokens WHERE token_hash = $1 FOR UPDATE', [sha256Hex(user.token)]);
-      const accepting = started(usePasswordLink(deps, user.token, PASSWORD));
+      const accepting = started(usePasswordLink(deps, user.token, PASSWORD, endUserSessions));
       await eventually(() => waiting(1));
       const resending = started(resendInvitation(deps, caller, user.id));
       await eventually(() => waiting(2));
@@ -132,7 +133,7 @@ describe(
       const user = await invited();
       await held.query('BEGIN');
       await held.query('SELECT 1 FROM user_tokens WHERE token_hash = $1 FOR UPDATE', [sha256Hex(user.token)]);
-      const accepting = started(usePasswordLink(deps, user.token, PASSWORD));
+      const accepting = started(usePasswordLink(deps, user.token, PASSWORD, endUserSessions));
       await eventually(() => waiting(1));
       const removing = started(removeUser(deps, caller, user.id));
       await eventually(() => waiting(2));
@@ -185,7 +186,7 @@ describe(
         `INSERT INTO users (partner_id, email, role, password_hash, activated_at) VALUES ($1, $2, 'admin', 'x', now())`,
         [other.id, email],
       );
-      const accepting = started(usePasswordLink(deps, user.token, PASSWORD));
+      const accepting = started(usePasswordLink(deps, user.token, PASSWORD, endUserSessions));
       await eventually(() => waiting(1));
       await held.query('COMMIT');
       assert.equal(value(await accepting), 'address_taken');

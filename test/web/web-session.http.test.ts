@@ -16,8 +16,8 @@ const ADMIN = { email: 'ops-web-tests@parasol.test', password: 'operator passwor
 async function partnerUser(t: TestApp, options: Parameters<typeof createTestPartner>[1] = {}) {
   const partner = await createTestPartner(t.db, options);
   const email = `${uniqueSlug('user')}@example.com`;
-  await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
-  return { partner, email };
+  const user = await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+  return { partner, email, userId: user!.id };
 }
 
 describe('portal sessions', () => {
@@ -60,6 +60,58 @@ describe('portal sessions', () => {
     assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
     assert.equal(page.headers['cache-control'], 'no-store');
   });
+
+  test('a sign-in gives a new token and ends the session the browser held before (no fixation)', async () => {
+    const first = await partnerUser(t);
+    const second = await partnerUser(t);
+    const browser = new Browser(t.app);
+    await browser.signIn(first.email, PASSWORD);
+    const before = browser.cookies.get('psl_portal')!;
+    // the same browser signs in again, as someone else (or over a token planted in it)
+    const csrf = browser.cookies.get('psl_login')!;
+    const again = await browser.post('/portal/login', { _csrf: csrf, email: second.email, password: PASSWORD });
+    assert.equal(again.statusCode, 303);
+    const after = browser.cookies.get('psl_portal')!;
+    assert.notEqual(after, before, 'a new token');
+    const old = await t.app.inject({ method: 'GET', url: '/portal', headers: { cookie: `psl_portal=${before}` } });
+    assert.equal(old.statusCode, 303, 'the earlier token opens nothing');
+    const now = await t.app.inject({ method: 'GET', url: '/portal', headers: { cookie: `psl_portal=${after}` } });
+    assert.equal(now.statusCode, 200);
+    assert.match(now.body, new RegExp(second.email.replace(/[.]/g, '\\.')));
+    // the session ended is audited as its holder's sign-out, like one by the Sign out button
+    assert.deepEqual(await sessionEnds(sha256Hex(before)), [
+      {
+        actor: `user:${first.userId}`,
+        partner_id: first.partner.id,
+        data: { reason: 'replaced by a new sign-in' },
+      },
+    ]);
+  });
+
+  test('an operator signing in again in the same browser: the earlier session ends, audited', async () => {
+    const browser = new Browser(t.app);
+    await browser.signIn(ADMIN.email, ADMIN.password, 'admin');
+    const before = browser.cookies.get('psl_admin')!;
+    await browser.signIn(ADMIN.email, ADMIN.password, 'admin');
+    assert.notEqual(browser.cookies.get('psl_admin'), before);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/admin', headers: { cookie: `psl_admin=${before}` } })).statusCode,
+      303,
+    );
+    assert.deepEqual(await sessionEnds(sha256Hex(before)), [
+      { actor: `operator:${ADMIN.email}`, partner_id: null, data: { reason: 'replaced by a new sign-in' } },
+    ]);
+  });
+
+  /** The audit rows of a session's end. */
+  const sessionEnds = (tokenHash: string) =>
+    t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'partner_id', 'data'])
+      .where('entity', '=', 'session')
+      .where('entity_id', '=', tokenHash.slice(0, 16))
+      .where('action', '=', 'signed_out')
+      .execute();
 
   test('the sign-in form is refused without its CSRF token', async () => {
     const { email } = await partnerUser(t);

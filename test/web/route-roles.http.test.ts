@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { can, type Permission } from '../../src/partners/roles.ts';
+import type { UserRole } from '../../src/partners/model.ts';
+import { createUser } from '../../src/partners/users.ts';
+import { Browser, csrfOf } from './inject-browser.ts';
+import { buildTestApp, createTestPartner, uniqueSlug, type TestApp, type TestPartner } from '../helper.ts';
+
+/**
+ * Every route of the portal and the partner console, by the role it needs (docs/portal.md, "Users and
+ * roles"), checked over the app's own route list: a route added without its line here fails, so
+ * none is forgotten. Each role lacking the permission gets the 403 page and nothing is written
+ * (every refused request, for every role: the partner's rows compared before and after it);
+ * each role holding it gets past the check. Without a session a page sends to the sign-in page and a
+ * POST is a 401; a partner session opens no operator page.
+ */
+
+/** What a route needs: a permission, any signed-in partner user (`session`), or nothing (`public`). */
+type Need = Permission | 'session' | 'public';
+
+const ROUTES: Record<string, Need> = {
+  'GET /portal': 'session',
+  'GET /portal/login': 'public',
+  'POST /portal/login': 'public',
+  'POST /portal/logout': 'session',
+  'GET /portal/forgot': 'public',
+  'POST /portal/forgot': 'public',
+  'GET /portal/password/:token': 'public',
+  'POST /portal/password/:token': 'public',
+  'GET /portal/apis/:api': 'session',
+  'GET /portal/apis/:api/reference': 'session',
+  'GET /portal/apis/:api/openapi.json': 'session',
+  'GET /portal/keys': 'session',
+  'POST /portal/keys': 'keys',
+  'POST /portal/keys/:id/revoke': 'keys',
+  'GET /console': 'session',
+  'POST /console': 'configuration',
+  'POST /console/brand': 'configuration',
+  'POST /console/preview': 'session', // changes nothing: open to every role
+  'GET /console/contracts/:number': 'session',
+  'GET /console/claims': 'session',
+  'GET /console/dashboard': 'session',
+  'GET /console/webhooks': 'session',
+  'POST /console/webhooks': 'webhooks',
+  'POST /console/webhooks/deliveries/:id/redeliver': 'webhooks',
+  'POST /console/webhooks/:id/test': 'webhooks',
+  'POST /console/webhooks/:id/rotate': 'webhooks',
+  'POST /console/webhooks/:id/resume': 'webhooks',
+  'POST /console/webhooks/:id/remove': 'webhooks',
+  'POST /console/webhooks/:id/pause': 'webhooks',
+  'GET /console/reports': 'session',
+  'GET /console/reports/statement': 'session',
+  'GET /console/reports/export': 'session',
+  'GET /console/users': 'users', // the Users page is the admins', reading included
+  'POST /console/users': 'users',
+  'POST /console/users/:id/role': 'users',
+  'POST /console/users/:id/resend': 'users',
+  'POST /console/users/:id/remove': 'users',
+};
+
+const ROLES: readonly UserRole[] = ['viewer', 'developer', 'admin'];
+const PASSWORD = 'correct horse battery';
+
+/** The query strings a page requires (its schema answers 400 without them, before any session check). */
+const QUERIES: Record<string, string> = {
+  '/console/reports/statement': '?env=sandbox&month=2026-10&format=csv',
+  '/console/reports/export': '?env=sandbox&from=2026-10-01&to=2026-10-31&kind=contracts',
+};
+
+/** A URL of the route: its parameters filled with values of the right form (a random id: not found). */
+function urlOf(route: string): string {
+  const path = route
+    .replace(':api', 'demo')
+    .replace(':number', 'FD-7K3M-9QXT')
+    .replace(':token', 'A'.repeat(43))
+    .replace(':id', crypto.randomUUID());
+  return path + (QUERIES[route] ?? '');
+}
+
+const partnerArea = (route: string) => / \/(portal|console)(\/|$)/.test(route);
+
+describe('the role of every portal and console route', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  const browsers = {} as Record<UserRole, Browser>;
+  const ids = { viewer: '', key: '' };
+  before(async () => {
+    t = await buildTestApp();
+    partner = await createTestPartner(t.db);
+    for (const role of ROLES) {
+      const email = `${uniqueSlug(role)}@example.com`;
+      const user = await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD, role });
+      if (role === 'viewer') ids.viewer = user!.id;
+      browsers[role] = new Browser(t.app);
+      assert.equal((await browsers[role].signIn(email, PASSWORD)).statusCode, 303, role);
+    }
+    ids.key = (
+      await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).executeTakeFirstOrThrow()
+    ).id;
+  });
+  after(() => t.close());
+
+  const routes = () => t.app.parasol.routes.filter(partnerArea);
+  /**
+   * Everything of the partner's a route could write, as one fingerprint: the content of every row
+   * of every table with a `partner_id` (audit rows, keys, configurations, users and their links,
+   * webhooks, emails queued…), of its `partners` row, and of the sign-in counters (`login_throttle`,
+   * which the invitation limits use). Sessions are left out: a request may touch its last_seen_at.
+   * A row added, changed or deleted changes it.
+   */
+  const writes = async () => {
+    const tables = await sql<{ table_name: string }>`
+      SELECT table_name FROM information_schema.columns
+      WHERE table_schema = 'public' AND column_name = 'partner_id' AND table_name <> 'web_sessions'
+      ORDER BY table_name`.execute(t.db);
+    const parts: string[] = [];
+    const digest = async (table: string, where: ReturnType<typeof sql>) => {
+      const { rows } = await sql<{ d: string | null }>`
+        SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS d FROM ${sql.table(table)} x ${where}`.execute(t.db);
+      parts.push(`${table}:${rows[0]?.d ?? ''}`);
+    };
+    for (const { table_name } of tables.rows) await digest(table_name, sql`WHERE x.partner_id = ${partner.id}`);
+    await digest('partners', sql`WHERE x.id = ${partner.id}`);
+    await digest('login_throttle', sql``);
+    return parts.join(' ');
+  };
+
+  test('the table names every route of the portal and the console, and only those', () => {
+    assert.deepEqual([...routes()].sort(), Object.keys(ROUTES).sort());
+  });
+
+  /**
+   * Asks for `route`. A refused one is asked as if to write: its ids those of rows that exist (the
+   * viewer's user, the partner's key) and a form that each such route, were it allowed, would act on.
+   */
+  async function ask(browser: Browser, route: string, refused = false) {
+    const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+    let url = urlOf(path);
+    if (refused && path.startsWith('/console/users/:id')) url = path.replace(':id', ids.viewer);
+    if (refused && path.startsWith('/portal/keys/:id')) url = path.replace(':id', ids.key);
+    if (method === 'GET') return browser.get(url);
+    const csrf = csrfOf((await browser.get('/portal/keys')).body)!;
+    const form: Record<string, string> = refused
+      ? {
+          email: `${uniqueSlug('refused')}@example.com`,
+          role: 'admin',
+          environment: 'sandbox',
+          env: 'sandbox',
+          label: 'refused',
+          url: 'https://hooks.example.com/refused',
+          brandName: 'Refused Brand',
+        }
+      : {};
+    return browser.post(url, { _csrf: csrf, ...form });
+  }
+
+  for (const role of ROLES) {
+    test(`${role}: refused exactly the routes its role lacks, and those write nothing`, async () => {
+      for (const route of routes()) {
+        const need = ROUTES[route];
+        if (need === undefined || need === 'public' || route === 'POST /portal/logout') continue;
+        if (need !== 'session' && !can(role, need)) {
+          const before = await writes();
+          assert.equal((await ask(browsers[role], route, true)).statusCode, 403, `${role} ${route}`);
+          assert.equal(await writes(), before, `${role} ${route} is refused and writes nothing`);
+          continue;
+        }
+        const response = await ask(browsers[role], route);
+        assert.ok(
+          // past the check: a page's query is valid (400 would be its schema); a POST may still be
+          // a 400 of its own form (the configuration's, without the version it was opened from)
+          response.statusCode !== 403 && (response.statusCode !== 400 || route.startsWith('POST')),
+          `${role} ${route}: ${response.statusCode}`,
+        );
+      }
+    });
+  }
+
+  test('without a session: a page sends to the sign-in page, a POST is a 401', async () => {
+    const stranger = new Browser(t.app);
+    await stranger.get('/portal/login'); // a login cookie, as a browser has
+    for (const route of routes()) {
+      if (ROUTES[route] === 'public') continue;
+      const [method] = route.split(' ');
+      const response =
+        method === 'GET'
+          ? await stranger.get(urlOf(route.split(' ')[1]!))
+          : await stranger.post(urlOf(route.split(' ')[1]!), { _csrf: stranger.cookies.get('psl_login')! });
+      assert.equal(response.statusCode, method === 'GET' ? 303 : 401, route);
+      if (method === 'GET') assert.match(String(response.headers.location), /^\/portal\/login\?next=/, route);
+    }
+  });
+
+  test('a partner session opens no operator route, whatever the role', async () => {
+    const operatorRoutes = t.app.parasol.routes.filter((r) => / \/admin(\/|$)/.test(r));
+    assert.ok(operatorRoutes.length > 20, 'the operator console’s routes');
+    for (const role of ROLES) {
+      const csrf = csrfOf((await browsers[role].get('/portal/keys')).body)!;
+      for (const route of operatorRoutes) {
+        const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+        const url = path.replace(':slug', partner.slug).replace(/:[a-zA-Z]+/g, crypto.randomUUID());
+        const response =
+          method === 'GET' ? await browsers[role].get(url) : await browsers[role].post(url, { _csrf: csrf });
+        assert.equal(response.statusCode, 403, `${role} ${route}`);
+      }
+    }
+  });
+
+  test('sign-out is the session’s own: it ends that session only', async () => {
+    const viewer = browsers.viewer;
+    const csrf = csrfOf((await viewer.get('/portal')).body)!;
+    assert.equal((await viewer.post('/portal/logout', { _csrf: csrf })).statusCode, 303);
+    assert.equal((await viewer.get('/portal')).statusCode, 303);
+    assert.equal((await browsers.admin.get('/portal')).statusCode, 200);
+  });
+});
