@@ -139,7 +139,7 @@ ${brand.saved ? html`<p class="notice" role="status">${w.saved}</p>` : ''}
 <form method="post" action="/console/brand" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
 <div><label for="f-brandName">${w.label}</label>
-<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error ? ' f-brandName-error' : ''}"${brand.error ? html` aria-invalid="true"` : ''}>
+<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error ? ' f-brandName-error' : ''}"${brand.error ? html` aria-invalid="true" autofocus` : ''}>
 <p class="muted" id="f-brandName-hint">${w.hint(BRAND_NAME.min, BRAND_NAME.max)}</p>
 ${brand.error ? html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>` : ''}</div>
 <p><button type="submit">${w.save}</button></p>
@@ -201,7 +201,7 @@ ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</but
     html`<h1>${w.configTitle}</h1>
 ${view.saved ? html`<p class="notice" role="status">${w.saved(view.saved)}</p>` : ''}
 ${view.conflict ? configurationConflict(ctx, view, money, pct) : ''}
-${Object.keys(errors).length ? html`<p class="alert" role="alert">${w.fixErrors}</p>` : ''}
+${errorSummary(ctx, agreement, values, errors)}
 ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
 ${configurationWarnings(ctx, view)}
 <p>${w.configIntro}</p>
@@ -219,6 +219,33 @@ ${history}
 ${agreementHistory(ctx, view.versions, view.now)}`,
     { scripts: ['htmx.min.js'] },
   );
+}
+
+/**
+ * The refused fields, said at the top in the form's order, each message a link to its field and named by
+ * its label (five tiers share their messages); the focus goes there (`autofocus`, no script), as on the
+ * claim page: a keyboard or screen reader user lands on what to fix rather than at the top of the page.
+ */
+export function errorSummary(
+  ctx: PageContext,
+  agreement: Agreement,
+  values: FormValues,
+  errors: FormErrors,
+): SafeHtml | string {
+  const w = t(ctx.lang);
+  const labels: [string, string][] = [
+    ['formula', w.formula],
+    ...values.tiers.flatMap((_, i): [string, string][] => [
+      [`tier_minutes_${i}`, `${w.tier(i + 1)} — ${w.minDelay}`],
+      [`tier_amount_${i}`, `${w.tier(i + 1)} — ${w.amount} (${agreement.currency})`],
+    ]),
+    ['cancellation', `${w.cancellationAmount} (${agreement.currency})`],
+    ['commission', w.commission],
+  ];
+  const refused = labels.filter(([name]) => errors[name] !== undefined);
+  if (!refused.length) return '';
+  return html`<div class="alert" role="alert" id="error-summary" tabindex="-1" autofocus><p>${w.fixErrors}</p>
+<ul>${refused.map(([name, text]) => html`<li><a href="#f-${name}">${label(ctx.lang, text)} ${errors[name]}</a></li>`)}</ul></div>`;
 }
 
 /**

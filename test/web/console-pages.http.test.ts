@@ -412,6 +412,45 @@ describe('console and operator pages', () => {
     assert.match(refused.body, /id="f-commission" name="commission" value="100"/);
   });
 
+  test('a refused configuration: a summary at the top, focused without script, each error a link to its field', async () => {
+    const { browser } = await signedInPartner();
+    const form = (await browser.get('/console')).body;
+    assert.doesNotMatch(form, /id="error-summary"/, 'no summary on a form opened as saved');
+    const refused = await browser.post('/console', {
+      _csrf: csrfOf(form)!,
+      version: /name="version" value="(\d+)"/.exec(form)![1]!,
+      formula: 'delay_and_cancellation',
+      tier_minutes_0: '120',
+      tier_amount_0: '50',
+      tier_minutes_1: '180',
+      tier_amount_1: 'x',
+      cancellation: '-1',
+      commission: '100',
+    });
+    assert.equal(refused.statusCode, 422);
+    const summary = /<div class="alert" role="alert" id="error-summary" tabindex="-1" autofocus>([\s\S]*?)<\/div>/.exec(
+      refused.body,
+    )?.[1];
+    assert.ok(summary, 'a focused summary of the refused fields');
+    const links = [...summary.matchAll(/<li><a href="#(f-[a-z_0-9]+)">([^<]+)<\/a><\/li>/g)].map((m) => [m[1], m[2]]);
+    // in the form's order, each named by its label: five tiers share their messages
+    assert.deepEqual(links, [
+      ['f-tier_amount_1', 'Tier 2 — Compensation (EUR): Enter an amount between €10.00 and €500.00.'],
+      ['f-cancellation', 'Cancellation compensation (EUR): Enter an amount between €10.00 and €500.00.'],
+      ['f-commission', 'Commission rate (%): Enter a rate between 0 % and 30 %.'],
+    ]);
+    // each link's target exists, tied to its label, and describes its error
+    for (const [id] of links) {
+      assert.match(refused.body, new RegExp(`<label for="${id}">`));
+      assert.match(
+        refused.body,
+        new RegExp(`<input id="${id}"[^>]*aria-invalid="true" aria-describedby="${id}-error"`),
+      );
+      assert.match(refused.body, new RegExp(`<p class="error" id="${id}-error">`));
+    }
+    assert.equal(refused.body.match(/autofocus/g)?.length, 1, 'one element has the focus');
+  });
+
   test('pages speak French after the language switch', async () => {
     const { browser } = await signedInPartner();
     const switched = await browser.get('/lang/fr?next=/console');
