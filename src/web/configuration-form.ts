@@ -63,9 +63,13 @@ export function valuesOf(configuration: Configuration | undefined, agreement: Ag
   };
 }
 
-/** "50,00" or "50.00" in the agreement's currency → minor units (the currency's own decimals), or undefined. */
+/**
+ * "50,00" or "50.00" in the agreement's currency → minor units (the currency's own decimals), or undefined.
+ * As many digits as the field holds: the agreement's bounds, not the form, limit the amount — 15,000,000
+ * VND or IDR (no or two decimals) are ordinary compensations; beyond a safe integer parseMajorAmount refuses.
+ */
 function minorUnits(text: string, currency: string): number | undefined {
-  if (!/^\d{1,7}([.,]\d{1,3})?$/.test(text)) return undefined;
+  if (!/^\d+([.,]\d+)?$/.test(text)) return undefined;
   try {
     return parseMajorAmount(text, currency);
   } catch {

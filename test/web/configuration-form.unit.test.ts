@@ -138,3 +138,36 @@ describe('configuration form: a value within the bounds with too many decimals',
     });
   });
 });
+
+describe('configuration form: amounts as long as the agreement allows', () => {
+  test('15,000,000 VND (no minor unit) and 12,000,000.50 UZS within the bounds are read, not refused as out of bounds', () => {
+    // the form read at most 7 digits before the separator: an ordinary compensation in dong or som,
+    // within the agreement's bounds, was refused with a message giving bounds it was within
+    const vnd = { ...agreement, currency: 'VND', compensationMin: 100_000, compensationMax: 20_000_000 };
+    const dong = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '15000000', commission: '10' }),
+      vnd,
+      'en',
+    );
+    assert.deepEqual(dong.errors, {});
+    assert.equal(dong.input?.delayTiers[0]?.amount, 15_000_000);
+    const uzs = { ...agreement, currency: 'UZS', compensationMin: 10_000_000, compensationMax: 2_000_000_000 };
+    const som = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '12000000,50', commission: '10' }),
+      uzs,
+      'en',
+    );
+    assert.deepEqual(som.errors, {});
+    assert.equal(som.input?.delayTiers[0]?.amount, 1_200_000_050);
+  });
+
+  test('an amount beyond what minor units can count exactly is refused with the bounds, never rounded', () => {
+    const parsed = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '99999999999999999', commission: '10' }),
+      agreement,
+      'en',
+    );
+    assert.equal(parsed.input, undefined);
+    assert.deepEqual(Object.keys(parsed.errors), ['tier_amount_0']);
+  });
+});
