@@ -109,7 +109,8 @@ export const en = {
   tax: 'Tax',
   commissionAmount: 'Your commission',
   previewInvalid: 'Fix the highlighted fields to see a premium.',
-  breakdownTitle: (version: string) => `How it is priced (risk model ${version}), per passenger and leg`,
+  breakdownTitle: (version: string, environment: string) =>
+    `How it is priced in ${environment} (risk model ${version}), per passenger and leg`,
   credibility: 'Model credibility',
   expectedLoss: 'Expected loss',
   premiumShare: 'Net premium of the leg',

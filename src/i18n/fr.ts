@@ -115,8 +115,8 @@ export const fr = {
   tax: 'Taxe',
   commissionAmount: 'Votre commission',
   previewInvalid: 'Corrigez les champs signalés pour voir une prime.',
-  breakdownTitle: (version: string) =>
-    `Comment elle est calculée (modèle de risque ${version}), par passager et par vol`,
+  breakdownTitle: (version: string, environment: string) =>
+    `Comment elle est calculée en ${environment} (modèle de risque ${version}), par passager et par vol`,
   credibility: 'Crédibilité du modèle',
   expectedLoss: 'Sinistre attendu',
   premiumShare: 'Prime nette du vol',

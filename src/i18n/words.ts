@@ -131,7 +131,7 @@ export interface Words {
   tax: string;
   commissionAmount: string;
   previewInvalid: string;
-  breakdownTitle: (version: string) => string;
+  breakdownTitle: (version: string, environment: string) => string;
   credibility: string;
   expectedLoss: string;
   premiumShare: string;

@@ -125,7 +125,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         await setBrandName(deps.db, sessionActor(request.webSession!), partnerId, raw);
         return reply.redirect('/console?brand=saved', 303);
       }
-      const agreement = await repo.findAgreement(deps.db, partnerId);
+      const agreement = await repo.findAgreement(deps.db, partnerId, deps.now());
       const [history, versions] = await Promise.all([
         repo.listConfigurations(deps.db, partnerId),
         repo.listAgreementVersions(deps.db, partnerId),
@@ -233,6 +233,10 @@ async function brandOf(deps: WebDeps, partnerId: string): Promise<string | null>
   return (await repo.findPartner(deps.db, partnerId))?.brandName ?? null;
 }
 
+/** The environment whose active risk model prices the console's preview: production once signed, else sandbox. */
+export const previewEnvironment = (agreement: Agreement): Environment =>
+  agreement.status === 'signed' ? 'production' : 'sandbox';
+
 async function previewOf(
   deps: WebDeps,
   session: WebSession,
@@ -246,10 +250,15 @@ async function previewOf(
   if (termErrors.length) return { errors: formErrors(termErrors, values, agreement, lang) };
   const input: ConfigurationInput = parsed.input;
   const currency = agreement.currency;
+  // priced by the model of the environment the partner sells in: production once the agreement is signed
+  // (the one its customers' quotes will have), sandbox before (its only keys). The operator activates a
+  // model per environment (docs/pricing.md), a new one often in sandbox first: a sandbox-only preview then
+  // showed premiums production's /getPrice does not give
+  const environment: Environment = previewEnvironment(agreement);
   const caller = {
     partnerId: session.partnerId!,
     partnerName: session.partnerName ?? '',
-    environment: 'sandbox' as const,
+    environment,
     keyId: 'console',
     actor: sessionActor(session),
   };
@@ -268,7 +277,7 @@ async function previewOf(
       },
       commissionRate: Number(input.commissionRate),
     });
-    return { simulation };
+    return { simulation, environment };
   } catch (error) {
     if (error instanceof DomainError && error.extra.errors)
       return { errors: formErrors(error.extra.errors, values, agreement, lang) };

@@ -22,7 +22,10 @@ import { csrfField, formatDate, formatMoney, mayChange, page, tableRegion, type 
 
 /** The partner console's pages: configuration with the live preview, contract, claims, dashboard. */
 
-export type Preview = { simulation: Simulation; errors?: undefined } | { simulation?: undefined; errors: FormErrors };
+/** The preview's simulation and the environment whose risk model priced it, or the fields that stop it. */
+export type Preview =
+  | { simulation: Simulation; environment: Environment; errors?: undefined }
+  | { simulation?: undefined; errors: FormErrors };
 
 export function previewFragment(lang: Lang, preview: Preview | undefined): SafeHtml {
   const w = t(lang);
@@ -35,7 +38,7 @@ export function previewFragment(lang: Lang, preview: Preview | undefined): SafeH
   return html`<p>${w.premiumTotal}</p>
 <p class="total" id="preview-total" data-amount="${p.total.amount}">${money(p.total)}</p>
 <dl class="premium"><dt>${w.net}</dt><dd>${money(p.net)}</dd><dt>${w.tax}</dt><dd>${money(p.tax)}</dd><dt>${w.commissionAmount}</dt><dd id="preview-commission">${money(p.commission)}</dd></dl>
-${breakdownFragment(lang, preview.simulation)}`;
+${breakdownFragment(lang, preview.simulation, preview.environment)}`;
 }
 
 type SimulationEvent = Simulation['breakdown'][number]['events'][number];
@@ -77,7 +80,7 @@ export function delayBandTerms(e: SimulationEvent, events: readonly SimulationEv
 }
 
 /** The per-leg breakdown of /getPrice: each payout event with its probability and the model's explanation. */
-function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
+function breakdownFragment(lang: Lang, simulation: Simulation, environment: Environment): SafeHtml {
   const w = t(lang);
   const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
   const eventLabel = (e: SimulationEvent) =>
@@ -90,7 +93,7 @@ function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
     const band = delayBandTerms(e, events);
     return band ? html`<br><span class="band">${w.delayBand(band)}</span>` : '';
   };
-  return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion)}</p>
+  return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion, environment)}</p>
 ${simulation.breakdown.map(
   (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
 <dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
