@@ -81,7 +81,15 @@ export async function setConfiguration(
       entity: 'configuration',
       entityId: configuration.id,
       action: 'created',
-      data: { version: configuration.version, ...input },
+      // the terms as stored, what quotes will use: not the input's amounts the formula does not pay
+      // (a cancellation amount typed for a delay-only formula was audited, never stored nor paid)
+      data: {
+        version: configuration.version,
+        formula: configuration.formula,
+        delayTiers: configuration.delayTiers,
+        cancellationAmount: configuration.cancellationAmount,
+        commissionRate: configuration.commissionRate,
+      },
     });
     return { ...configuration, warnings: futureViolations(versions, input, now) };
   });
