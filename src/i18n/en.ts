@@ -247,6 +247,7 @@ export const en = {
   quotesSeries: 'Quotes',
   conversionRate: 'Conversion (contracts ÷ quotes)',
   last30: 'Last 30 days (UTC)',
+  periodRefused: 'Check the period below: the figures are those of the last 30 days (UTC).',
   subscriptionsSeries: 'Contracts subscribed',
   cancellationsSeries: 'Contracts cancelled',
   claimsSeries: 'Claims opened',

@@ -256,6 +256,7 @@ export const fr = {
   quotesSeries: 'Devis',
   conversionRate: 'Transformation (contrats ÷ devis)',
   last30: '30 derniers jours (UTC)',
+  periodRefused: 'Vérifiez la période ci-dessous\u202f: les chiffres sont ceux des 30 derniers jours (UTC).',
   subscriptionsSeries: 'Contrats souscrits',
   cancellationsSeries: 'Contrats annulés',
   claimsSeries: 'Sinistres ouverts',

@@ -269,6 +269,7 @@ export interface Words {
   quotesSeries: string;
   conversionRate: string;
   last30: string;
+  periodRefused: string;
   subscriptionsSeries: string;
   cancellationsSeries: string;
   claimsSeries: string;

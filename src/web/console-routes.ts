@@ -27,6 +27,7 @@ import {
   contractPage,
   dashboardPage,
   previewFragment,
+  type PeriodErrors,
   type Preview,
 } from './console-views.ts';
 import {
@@ -35,6 +36,7 @@ import {
   Digits,
   EnvironmentQuery,
   field,
+  fieldErrorText,
   problemLines,
   requireSession,
   sendPage,
@@ -312,13 +314,22 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const ctx = contextOf(request, 'console');
         const environment = environmentOf(request.query.env);
-        const dashboard = await partnerDashboard(
-          deps.db,
-          { partnerId: request.webSession!.partnerId!, environment },
-          deps.now(),
-          request.query.from && request.query.to ? { from: request.query.from, to: request.query.to } : undefined,
-        );
-        return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
+        const scope = { partnerId: request.webSession!.partnerId!, environment };
+        const { from = '', to = '' } = request.query;
+        try {
+          const range = from || to ? { from, to } : undefined;
+          const dashboard = await partnerDashboard(deps.db, scope, deps.now(), range);
+          return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+          // a refused period: the dates as typed, each error next to its field, over the last 30 days
+          const errors: PeriodErrors = {};
+          for (const e of error.extra.errors ?? [])
+            if (e.field === '/from' || e.field === '/to')
+              errors[e.field.slice(1) as 'from' | 'to'] ??= fieldErrorText(e, ctx.lang);
+          const dashboard = await partnerDashboard(deps.db, scope, deps.now());
+          return sendPage(reply, 422, dashboardPage(ctx, environment, dashboard, { from, to, errors }));
+        }
       },
     );
 

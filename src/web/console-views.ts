@@ -363,8 +363,27 @@ ${claimsTable(ctx, f.environment, result.claims)}
 const chartData = (id: string, spec: unknown) =>
   html`<script type="application/json" id="${id}">${new SafeHtml(JSON.stringify(spec).replace(/</g, '\\u003c'))}</script>`;
 
-export function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard): string {
+/** A refused dashboard period: the message of each date at fault, in the page's language. */
+export type PeriodErrors = { from?: string; to?: string };
+
+/** One date of the dashboard's period, its error next to it and tied to it; the first at fault takes the focus. */
+function periodInput(name: 'from' | 'to', text: string, value: string, error: string | undefined, focus: boolean) {
+  const id = `d-${name}`;
+  return html`<div><label for="${id}">${text}</label><input id="${id}" type="date" name="${name}" value="${value}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"${focus ? html` autofocus` : ''}` : ''}>${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}</div>`;
+}
+
+/**
+ * The dashboard; `refused` is a refused period (one day only, reversed, too long): its dates as typed, each
+ * error next to its field, over the last 30 days the figures show.
+ */
+export function dashboardPage(
+  ctx: PageContext,
+  environment: Environment,
+  d: Dashboard,
+  refused?: { from: string; to: string; errors: PeriodErrors },
+): string {
   const w = t(ctx.lang);
+  const errors = refused?.errors ?? {};
   const period = d.chosen ? `${d.days[0]} – ${d.days.at(-1)}` : w.last30;
   const lineSpec = {
     type: 'line',
@@ -430,7 +449,8 @@ export function dashboardPage(ctx: PageContext, environment: Environment, d: Das
     ctx,
     w.dashboardTitle,
     html`<h1>${w.dashboardTitle}</h1>
-<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><label for="d-from">${w.reports.from}</label><input id="d-from" type="date" name="from" value="${d.days[0]}"></div><div><label for="d-to">${w.reports.to}</label><input id="d-to" type="date" name="to" value="${d.days.at(-1)}"></div><div><button type="submit">${w.filter}</button></div></form>
+${refused ? html`<p class="alert" role="alert">${w.periodRefused}</p>` : ''}
+<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div>${periodInput('from', w.reports.from, refused ? refused.from : d.days[0]!, errors.from, true)}${periodInput('to', w.reports.to, refused ? refused.to : d.days.at(-1)!, errors.to, !errors.from)}<div><button type="submit">${w.filter}</button></div></form>
 <p class="downloads"><a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=contracts">${w.reports.contractsCsv}</a> · <a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=claims">${w.reports.claimsCsv}</a></p>
 <p class="notice">${w.quotesCounted}</p>
 <div class="stats">
