@@ -27,6 +27,7 @@ import {
   contractPage,
   dashboardPage,
   previewFragment,
+  type ClaimsFilterErrors,
   type PeriodErrors,
   type Preview,
 } from './console-views.ts';
@@ -357,6 +358,7 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
         };
         let result: { claims: ClaimView[]; nextCursor: string | null } = { claims: [], nextCursor: null };
         let problem: string | undefined;
+        const fieldErrors: ClaimsFilterErrors = {};
         try {
           result = await listPartnerClaims(deps.flight, caller, {
             fromDate: filters.fromDate,
@@ -368,8 +370,18 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
         } catch (error) {
           if (!(error instanceof DomainError) || error.status >= 500) throw error;
           problem = problemLines(error, ctx.lang).join(' ');
+          // each filter at fault also told next to its field
+          const inputs: Record<string, keyof ClaimsFilterErrors> = {
+            '/fromDate': 'from',
+            '/toDate': 'to',
+            '/contractNumber': 'contract',
+          };
+          for (const e of error.extra.errors ?? []) {
+            const input = inputs[e.field];
+            if (input) fieldErrors[input] ??= fieldErrorText(e, ctx.lang);
+          }
         }
-        return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem));
+        return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem, fieldErrors));
       },
     );
   };

@@ -334,13 +334,26 @@ function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimVi
   );
 }
 
+/** The claims filters at fault, each message shown next to its field. */
+export type ClaimsFilterErrors = { from?: string; to?: string; contract?: string };
+
 export function claimsPage(
   ctx: PageContext,
   f: { environment: Environment; fromDate: string; toDate: string; contractNumber: string; cursor: string },
   result: { claims: ClaimView[]; nextCursor: string | null },
   problem: string | undefined,
+  errors: ClaimsFilterErrors = {},
 ): string {
   const w = t(ctx.lang);
+  const first = (['from', 'to', 'contract'] as const).find((name) => errors[name] !== undefined);
+  const filter = (name: keyof ClaimsFilterErrors, text: string, input: SafeHtml) => {
+    const error = errors[name];
+    return html`<div><label for="c-${name}">${text}</label>${input}${error ? html`<p class="error" id="c-${name}-error">${error}</p>` : ''}</div>`;
+  };
+  const invalid = (name: keyof ClaimsFilterErrors) =>
+    errors[name] === undefined
+      ? ''
+      : html` aria-invalid="true" aria-describedby="c-${name}-error"${first === name ? html` autofocus` : ''}`;
   const query = (cursor?: string) =>
     `?${new URLSearchParams({ env: f.environment, from: f.fromDate, to: f.toDate, contract: f.contractNumber, ...(cursor ? { cursor } : {}) }).toString()}`;
   return page(
@@ -349,9 +362,9 @@ export function claimsPage(
     html`<h1>${w.claimsTitle}</h1><p>${w.claimsIntro}</p>
 <form method="get" action="/console/claims" class="row card">
 <div><label for="c-env">${w.environment}</label><select id="c-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === f.environment ? html` selected` : ''}>${e}</option>`)}</select></div>
-<div><label for="c-from">${w.fromDate}</label><input id="c-from" name="from" type="date" value="${f.fromDate}"></div>
-<div><label for="c-to">${w.toDate}</label><input id="c-to" name="to" type="date" value="${f.toDate}"></div>
-<div><label for="c-contract">${w.contractNumber}</label><input id="c-contract" name="contract" value="${f.contractNumber}" size="14"></div>
+${filter('from', w.fromDate, html`<input id="c-from" name="from" type="date" value="${f.fromDate}"${invalid('from')}>`)}
+${filter('to', w.toDate, html`<input id="c-to" name="to" type="date" value="${f.toDate}"${invalid('to')}>`)}
+${filter('contract', w.contractNumber, html`<input id="c-contract" name="contract" value="${f.contractNumber}" size="14"${invalid('contract')}>`)}
 <div><button type="submit">${w.filter}</button></div></form>
 ${problem ? html`<p class="alert" role="alert">${problem}</p>` : ''}
 ${claimsTable(ctx, f.environment, result.claims)}

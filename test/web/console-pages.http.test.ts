@@ -228,6 +228,12 @@ describe('console and operator pages', () => {
     const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
     assert.equal(wrongRange.statusCode, 422);
     assert.match(wrongRange.body, /toDate: must be on or after fromDate/);
+    // and next to its field, tied to it, with the focus there
+    assert.match(
+      wrongRange.body,
+      /<input id="c-to" name="to" type="date" value="2026-04-01" aria-invalid="true" aria-describedby="c-to-error" autofocus><p class="error" id="c-to-error">must be on or after fromDate<\/p>/,
+    );
+    assert.doesNotMatch(wrongRange.body, /id="c-from-error"/);
     for (const query of ['env=nowhere', 'from=yesterday', `cursor=${'x'.repeat(501)}`]) {
       const refused = await browser.get(`/console/claims?${query}`);
       assert.equal(refused.statusCode, 400, query);
