@@ -181,6 +181,7 @@ describe('console and operator pages', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /id="contract-versions"/);
     assert.match(page.body, /<td>2<\/td>/);
+    assert.match(page.body, /<td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td>/, 'a version’s time says its zone');
     assert.match(page.body, /<dd id="contract-version">2<\/dd>/, 'the API’s version after one change');
     assert.match(
       page.body,
