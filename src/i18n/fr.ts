@@ -147,6 +147,9 @@ export const fr = {
       decimals === 0
         ? `Indiquez un montant entier entre ${min} et ${max}, sans décimales.`
         : `Indiquez un montant entre ${min} et ${max}, avec au plus ${decimals} décimale${decimals === 1 ? '' : 's'}.`,
+    amountTooLong: (max: number) => `Indiquez un montant d’au plus ${max} caractères.`,
+    amountAmbiguous: (currency: string) =>
+      `En ${currency}, une virgule suivie de trois chiffres peut séparer les décimales ou les milliers\u202f: utilisez un point pour les décimales (1.500) et aucun séparateur de milliers.`,
     minutes: 'Indiquez des minutes entières entre 15 et 1440, croissantes d’un palier à l’autre.',
     tiers: 'Donnez de 1 à 5 paliers de retard pour une formule qui couvre le retard.',
     formula: 'Votre accord ne permet pas cette formule.',

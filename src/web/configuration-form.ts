@@ -30,15 +30,25 @@ export interface FormValues {
 /** Field name → message, shown next to the field. */
 export type FormErrors = Record<string, string>;
 
+/**
+ * The longest amount the form reads, in characters (its inputs' maxlength): room for a safe integer of minor
+ * units, its separator and leading zeros. Longer is refused with this bound, never cut: cut to a shorter
+ * length, "0000000000000000001500" was read as "00000000000000000015", €15.00 saved for €1,500.
+ */
+export const AMOUNT_MAX_LENGTH = 30;
+
 export function valuesFrom(body: FormBody | undefined): FormValues {
+  // amounts read whole (parseForm refuses them past AMOUNT_MAX_LENGTH); minutes, rate and formula cut to
+  // a length their own patterns already refuse, so the cut never turns one value into another
+  const whole = Number.POSITIVE_INFINITY;
   const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({
     minutes: field(body, `tier_minutes_${i}`, 20),
-    amount: field(body, `tier_amount_${i}`, 20),
+    amount: field(body, `tier_amount_${i}`, whole),
   }));
   return {
     formula: field(body, 'formula', 40),
     tiers,
-    cancellation: field(body, 'cancellation', 20),
+    cancellation: field(body, 'cancellation', whole),
     commission: field(body, 'commission', 20),
   };
 }
@@ -77,6 +87,17 @@ function minorUnits(text: string, currency: string): number | undefined {
   }
 }
 
+/**
+ * Why an amount's text is refused before it is read, or undefined: longer than AMOUNT_MAX_LENGTH; or, in a
+ * currency of three decimals (KWD, BHD, OMR, JOD, TND, LYD, IQD), a comma followed by exactly three digits
+ * ("1,500"), which is 1.5 read as a decimal comma and 1,500 read as a thousands separator: ambiguous, refused.
+ */
+function amountRefusal(text: string, currency: string): 'tooLong' | 'ambiguous' | undefined {
+  if (text.length > AMOUNT_MAX_LENGTH) return 'tooLong';
+  if (currencyExponent(currency) === 3 && /^\d+,\d{3}$/.test(text)) return 'ambiguous';
+  return undefined;
+}
+
 /** The commission's decimals in percent: "12.345" % is a rate of 0.12345. */
 const COMMISSION_DECIMALS = 3;
 
@@ -99,8 +120,13 @@ export function parseForm(
   const w = t(lang);
   const currency = agreement.currency;
   const bounds = boundsMessages(agreement, lang);
-  const amountError = (text: string) =>
-    tooManyDecimals(text, currencyExponent(currency)) ? bounds.amountDecimals : bounds.amount;
+  const amountError = (text: string) => {
+    const refusal = amountRefusal(text, currency);
+    if (refusal === 'tooLong') return w.errors.amountTooLong(AMOUNT_MAX_LENGTH);
+    if (refusal === 'ambiguous') return w.errors.amountAmbiguous(currency);
+    return tooManyDecimals(text, currencyExponent(currency)) ? bounds.amountDecimals : bounds.amount;
+  };
+  const amountOf = (text: string) => (amountRefusal(text, currency) ? undefined : minorUnits(text, currency));
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
   if (!formula) errors.formula = w.errors.formula;
@@ -108,12 +134,12 @@ export function parseForm(
   values.tiers.forEach((tier, i) => {
     if (tier.minutes === '' && tier.amount === '') return;
     const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
-    const amount = minorUnits(tier.amount, currency);
+    const amount = amountOf(tier.amount);
     if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.minutes;
     if (amount === undefined) errors[`tier_amount_${i}`] = amountError(tier.amount);
     if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
   });
-  const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation, currency);
+  const cancellationAmount = values.cancellation === '' ? 0 : amountOf(values.cancellation);
   if (cancellationAmount === undefined) errors.cancellation = amountError(values.cancellation);
   const commission = values.commission.replace(',', '.');
   const commissionRate = new RegExp(`^\\d{1,2}(\\.\\d{1,${COMMISSION_DECIMALS}})?$`).test(commission)

@@ -15,7 +15,7 @@ import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { evidenceList } from './claim-evidence.ts';
 import type { ContractDetail } from './contract-detail.ts';
 import type { Dashboard } from './dashboard.ts';
-import { type FormErrors, type FormValues } from './configuration-form.ts';
+import { AMOUNT_MAX_LENGTH, type FormErrors, type FormValues } from './configuration-form.ts';
 import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import {
@@ -170,16 +170,22 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
   const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
   // the phone's keyboard: digits only for minutes, digits and a separator for amounts and the rate
-  const input = (name: string, label: string, value: string, inputmode: 'numeric' | 'decimal' = 'decimal') => {
+  const input = (
+    name: string,
+    label: string,
+    value: string,
+    inputmode: 'numeric' | 'decimal' = 'decimal',
+    maxlength?: number,
+  ) => {
     const error = errors[name];
     return html`<div><label for="f-${name}">${label}</label>
-<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
+<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${maxlength === undefined ? '' : html` maxlength="${maxlength}"`}${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
 ${error ? html`<p class="error" id="f-${name}-error">${error}</p>` : ''}</div>`;
   };
   const tiers = values.tiers.map(
     (tier, i) => html`<fieldset><legend>${w.tier(i + 1)}</legend>
 ${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, 'numeric')}
-${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount)}</fieldset>`,
+${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount, 'decimal', AMOUNT_MAX_LENGTH)}</fieldset>`,
   );
   const formulaError = errors.formula;
   const form = html`<form method="post" action="/console" id="config-form" novalidate>
@@ -193,7 +199,7 @@ ${formulaError ? html`<p class="error" id="f-formula-error">${formulaError}</p>`
 <h2>${w.delayTiers}</h2>
 <div class="tiers">${tiers}</div>
 <h2>${w.cancellationAmount}</h2>
-${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation)}
+${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation, 'decimal', AMOUNT_MAX_LENGTH)}
 <h2>${w.commission}</h2>
 ${input('commission', w.commission, values.commission)}
 ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</button></p>` : html`<p class="muted">${w.partnerUsers.forbidden}</p>`}
