@@ -20,6 +20,8 @@ import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import {
   csrfField,
+  errorSummary as sharedErrorSummary,
+  fieldError,
   formatDate,
   formatMoney,
   formatShortDate,
@@ -151,9 +153,9 @@ ${brand.saved ? html`<p class="notice" role="status">${w.saved}</p>` : ''}
 <form method="post" action="/console/brand" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
 <div><label for="f-brandName">${w.label}</label>
-<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error ? ' f-brandName-error' : ''}"${brand.error ? html` aria-invalid="true" autofocus` : ''}>
+<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error === undefined ? '' : ' f-brandName-error'}"${brand.error === undefined ? '' : html` aria-invalid="true" autofocus`}>
 <p class="muted" id="f-brandName-hint">${w.hint(BRAND_NAME.min, BRAND_NAME.max)}</p>
-${brand.error ? html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>` : ''}</div>
+${brand.error === undefined ? '' : html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>`}</div>
 <p><button type="submit">${w.save}</button></p>
 </form></section>`;
 }
@@ -177,25 +179,25 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
     inputmode: 'numeric' | 'decimal' = 'decimal',
     maxlength?: number,
   ) => {
-    const error = errors[name];
+    const error = fieldError(`f-${name}`, errors[name]);
     return html`<div><label for="f-${name}">${label}</label>
-<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${maxlength === undefined ? '' : html` maxlength="${maxlength}"`}${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
-${error ? html`<p class="error" id="f-${name}-error">${error}</p>` : ''}</div>`;
+<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${maxlength === undefined ? '' : html` maxlength="${maxlength}"`}${error.attributes}>
+${error.message}</div>`;
   };
   const tiers = values.tiers.map(
     (tier, i) => html`<fieldset><legend>${w.tier(i + 1)}</legend>
 ${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, 'numeric')}
 ${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount, 'decimal', AMOUNT_MAX_LENGTH)}</fieldset>`,
   );
-  const formulaError = errors.formula;
+  const formulaError = fieldError('f-formula', errors.formula);
   const form = html`<form method="post" action="/console" id="config-form" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
 <input type="hidden" name="version" value="${view.formVersion}">
 <div><label for="f-formula">${w.formula}</label>
-<select id="f-formula" name="formula"${formulaError ? html` aria-invalid="true" aria-describedby="f-formula-error"` : ''}>${agreement.allowedFormulas.map(
+<select id="f-formula" name="formula"${formulaError.attributes}>${agreement.allowedFormulas.map(
     (f) => html`<option value="${f}"${values.formula === f ? html` selected` : ''}>${w.formulas[f]}</option>`,
   )}</select>
-${formulaError ? html`<p class="error" id="f-formula-error">${formulaError}</p>` : ''}</div>
+${formulaError.message}</div>
 <h2>${w.delayTiers}</h2>
 <div class="tiers">${tiers}</div>
 <h2>${w.cancellationAmount}</h2>
@@ -260,10 +262,12 @@ export function errorSummary(
     ['cancellation', `${w.cancellationAmount} (${agreement.currency})`],
     ['commission', w.commission],
   ];
-  const refused = labels.filter(([name]) => errors[name] !== undefined);
-  if (!refused.length) return '';
-  return html`<div class="alert" role="alert" id="error-summary" tabindex="-1" autofocus><p>${w.fixErrors}</p>
-<ul>${refused.map(([name, text]) => html`<li><a href="#f-${name}">${label(ctx.lang, text)} ${errors[name]}</a></li>`)}</ul></div>`;
+  return sharedErrorSummary(
+    w.fixErrors,
+    labels
+      .filter(([name]) => errors[name] !== undefined)
+      .map(([name, text]) => ({ field: `f-${name}`, text: `${label(ctx.lang, text)} ${errors[name]}` })),
+  );
 }
 
 /**
@@ -327,7 +331,7 @@ ${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>
-${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created}</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')} UTC</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
+${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
     : ''
 }
 <h2>${w.claimsTitle}</h2>
@@ -361,14 +365,10 @@ export function claimsPage(
 ): string {
   const w = t(ctx.lang);
   const first = (['from', 'to', 'contract'] as const).find((name) => errors[name] !== undefined);
-  const filter = (name: keyof ClaimsFilterErrors, text: string, input: SafeHtml) => {
-    const error = errors[name];
-    return html`<div><label for="c-${name}">${text}</label>${input}${error ? html`<p class="error" id="c-${name}-error">${error}</p>` : ''}</div>`;
+  const filter = (name: keyof ClaimsFilterErrors, text: string, input: (invalid: SafeHtml | '') => SafeHtml) => {
+    const error = fieldError(`c-${name}`, errors[name], first === name);
+    return html`<div><label for="c-${name}">${text}</label>${input(error.attributes)}${error.message}</div>`;
   };
-  const invalid = (name: keyof ClaimsFilterErrors) =>
-    errors[name] === undefined
-      ? ''
-      : html` aria-invalid="true" aria-describedby="c-${name}-error"${first === name ? html` autofocus` : ''}`;
   const query = (cursor?: string) =>
     `?${new URLSearchParams({ env: f.environment, from: f.fromDate, to: f.toDate, contract: f.contractNumber, ...(cursor ? { cursor } : {}) }).toString()}`;
   return page(
@@ -377,9 +377,9 @@ export function claimsPage(
     html`<h1>${w.claimsTitle}</h1><p>${w.claimsIntro}</p>
 <form method="get" action="/console/claims" class="row card">
 <div><label for="c-env">${w.environment}</label><select id="c-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === f.environment ? html` selected` : ''}>${e}</option>`)}</select></div>
-${filter('from', w.fromDate, html`<input id="c-from" name="from" type="date" value="${f.fromDate}"${invalid('from')}>`)}
-${filter('to', w.toDate, html`<input id="c-to" name="to" type="date" value="${f.toDate}"${invalid('to')}>`)}
-${filter('contract', w.contractNumber, html`<input id="c-contract" name="contract" value="${f.contractNumber}" size="14"${invalid('contract')}>`)}
+${filter('from', w.fromDate, (invalid) => html`<input id="c-from" name="from" type="date" value="${f.fromDate}"${invalid}>`)}
+${filter('to', w.toDate, (invalid) => html`<input id="c-to" name="to" type="date" value="${f.toDate}"${invalid}>`)}
+${filter('contract', w.contractNumber, (invalid) => html`<input id="c-contract" name="contract" value="${f.contractNumber}" size="14"${invalid}>`)}
 <div><button type="submit">${w.filter}</button></div></form>
 ${problem ? html`<p class="alert" role="alert">${problem}</p>` : ''}
 ${claimsTable(ctx, f.environment, result.claims)}
@@ -397,7 +397,8 @@ export type PeriodErrors = { from?: string; to?: string };
 /** One date of the dashboard's period, its error next to it and tied to it; the first at fault takes the focus. */
 function periodInput(name: 'from' | 'to', text: string, value: string, error: string | undefined, focus: boolean) {
   const id = `d-${name}`;
-  return html`<div><label for="${id}">${text}</label><input id="${id}" type="date" name="${name}" value="${value}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"${focus ? html` autofocus` : ''}` : ''}>${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}</div>`;
+  const invalid = fieldError(id, error, focus);
+  return html`<div><label for="${id}">${text}</label><input id="${id}" type="date" name="${name}" value="${value}"${invalid.attributes}>${invalid.message}</div>`;
 }
 
 /**
@@ -478,7 +479,7 @@ export function dashboardPage(
     w.dashboardTitle,
     html`<h1>${w.dashboardTitle}</h1>
 ${refused ? html`<p class="alert" role="alert">${w.periodRefused}</p>` : ''}
-<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div>${periodInput('from', w.reports.from, refused ? refused.from : d.days[0]!, errors.from, true)}${periodInput('to', w.reports.to, refused ? refused.to : d.days.at(-1)!, errors.to, !errors.from)}<div><button type="submit">${w.filter}</button></div></form>
+<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div>${periodInput('from', w.reports.from, refused ? refused.from : d.days[0]!, errors.from, true)}${periodInput('to', w.reports.to, refused ? refused.to : d.days.at(-1)!, errors.to, errors.from === undefined)}<div><button type="submit">${w.filter}</button></div></form>
 <p class="downloads"><a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=contracts">${w.reports.contractsCsv}</a> · <a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=claims">${w.reports.claimsCsv}</a></p>
 <p class="notice">${w.quotesCounted}</p>
 <div class="stats">
