@@ -45,7 +45,7 @@ describe('partners, agreements, configuration, keys', () => {
       assert.equal((await repo.listConfigurations(handle.db, p.id)).length, 2);
     });
 
-    it('is audited with the terms as stored, not amounts its formula does not pay', async () => {
+    it('is audited with the terms as stored and their currency, not amounts its formula does not pay', async () => {
       const p = await createTestPartner(handle.db);
       const saved = await setConfiguration(handle.db, actor, p.id, {
         formula: 'delay',
@@ -68,7 +68,9 @@ describe('partners, agreements, configuration, keys', () => {
         delayTiers: [{ minDelayMinutes: 120, amount: 5000 }],
         cancellationAmount: 0,
         commissionRate: saved.commissionRate,
+        currency: saved.currency,
       });
+      assert.match(data.currency, /^[A-Z]{3}$/, 'the amounts audited with their currency');
     });
 
     it('takes concurrent saves one after the other: each a version of its own, none refused', async () => {
