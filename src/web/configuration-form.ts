@@ -12,7 +12,7 @@ import type { FieldError } from '../platform/errors.ts';
 import { t, type Lang } from '../i18n/index.ts';
 import { formatMoney } from './layout.ts';
 import type { FormBody } from './web-kit.ts';
-import { field } from './web-kit.ts';
+import { field, WHOLE } from './web-kit.ts';
 
 /**
  * The console's configuration form: amounts in major units ("50" = €50.00), the commission in
@@ -40,15 +40,14 @@ export const AMOUNT_MAX_LENGTH = 30;
 export function valuesFrom(body: FormBody | undefined): FormValues {
   // amounts read whole (parseForm refuses them past AMOUNT_MAX_LENGTH); minutes, rate and formula cut to
   // a length their own patterns already refuse, so the cut never turns one value into another
-  const whole = Number.POSITIVE_INFINITY;
   const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({
     minutes: field(body, `tier_minutes_${i}`, 20),
-    amount: field(body, `tier_amount_${i}`, whole),
+    amount: field(body, `tier_amount_${i}`, WHOLE),
   }));
   return {
     formula: field(body, 'formula', 40),
     tiers,
-    cancellation: field(body, 'cancellation', whole),
+    cancellation: field(body, 'cancellation', WHOLE),
     commission: field(body, 'commission', 20),
   };
 }
