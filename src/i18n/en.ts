@@ -109,7 +109,8 @@ export const en = {
   tax: 'Tax',
   commissionAmount: 'Your commission',
   previewInvalid: 'Fix the highlighted fields to see a premium.',
-  breakdownTitle: (version: string) => `How it is priced (risk model ${version}), per passenger and leg`,
+  breakdownTitle: (version: string, environment: string) =>
+    `How it is priced in ${environment} (risk model ${version}), per passenger and leg`,
   credibility: 'Model credibility',
   expectedLoss: 'Expected loss',
   premiumShare: 'Net premium of the leg',
@@ -139,6 +140,9 @@ export const en = {
       decimals === 0
         ? `Enter a whole amount between ${min} and ${max}, with no decimals.`
         : `Enter an amount between ${min} and ${max}, with at most ${decimals} decimal${decimals === 1 ? '' : 's'}.`,
+    amountTooLong: (max: number) => `Enter an amount of at most ${max} characters.`,
+    amountAmbiguous: (currency: string) =>
+      `In ${currency}, a comma followed by three digits may be a decimal or a thousands separator: use a point for decimals (1.500) and no thousands separator.`,
     minutes: 'Enter whole minutes between 15 and 1440, increasing from tier to tier.',
     tiers: 'Give 1 to 5 delay tiers for a formula that covers delay.',
     formula: 'Your agreement does not allow this formula.',
@@ -246,6 +250,7 @@ export const en = {
   quotesSeries: 'Quotes',
   conversionRate: 'Conversion (contracts ÷ quotes)',
   last30: 'Last 30 days (UTC)',
+  periodRefused: 'Check the period below: the figures are those of the last 30 days (UTC).',
   subscriptionsSeries: 'Contracts subscribed',
   cancellationsSeries: 'Contracts cancelled',
   claimsSeries: 'Claims opened',

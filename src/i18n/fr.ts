@@ -115,8 +115,8 @@ export const fr = {
   tax: 'Taxe',
   commissionAmount: 'Votre commission',
   previewInvalid: 'Corrigez les champs signalés pour voir une prime.',
-  breakdownTitle: (version: string) =>
-    `Comment elle est calculée (modèle de risque ${version}), par passager et par vol`,
+  breakdownTitle: (version: string, environment: string) =>
+    `Comment elle est calculée en ${environment} (modèle de risque ${version}), par passager et par vol`,
   credibility: 'Crédibilité du modèle',
   expectedLoss: 'Sinistre attendu',
   premiumShare: 'Prime nette du vol',
@@ -147,6 +147,9 @@ export const fr = {
       decimals === 0
         ? `Indiquez un montant entier entre ${min} et ${max}, sans décimales.`
         : `Indiquez un montant entre ${min} et ${max}, avec au plus ${decimals} décimale${decimals === 1 ? '' : 's'}.`,
+    amountTooLong: (max: number) => `Indiquez un montant d’au plus ${max} caractères.`,
+    amountAmbiguous: (currency: string) =>
+      `En ${currency}, une virgule suivie de trois chiffres peut séparer les décimales ou les milliers\u202f: utilisez un point pour les décimales (1.500) et aucun séparateur de milliers.`,
     minutes: 'Indiquez des minutes entières entre 15 et 1440, croissantes d’un palier à l’autre.',
     tiers: 'Donnez de 1 à 5 paliers de retard pour une formule qui couvre le retard.',
     formula: 'Votre accord ne permet pas cette formule.',
@@ -256,6 +259,7 @@ export const fr = {
   quotesSeries: 'Devis',
   conversionRate: 'Transformation (contrats ÷ devis)',
   last30: '30 derniers jours (UTC)',
+  periodRefused: 'Vérifiez la période ci-dessous\u202f: les chiffres sont ceux des 30 derniers jours (UTC).',
   subscriptionsSeries: 'Contrats souscrits',
   cancellationsSeries: 'Contrats annulés',
   claimsSeries: 'Sinistres ouverts',

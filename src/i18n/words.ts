@@ -131,7 +131,7 @@ export interface Words {
   tax: string;
   commissionAmount: string;
   previewInvalid: string;
-  breakdownTitle: (version: string) => string;
+  breakdownTitle: (version: string, environment: string) => string;
   credibility: string;
   expectedLoss: string;
   premiumShare: string;
@@ -160,6 +160,10 @@ export interface Words {
     amount: (min: string, max: string) => string;
     /** An amount with more decimals than its currency has (0: a whole amount). */
     amountDecimals: (min: string, max: string, decimals: number) => string;
+    /** An amount longer than the form reads: refused, never cut. */
+    amountTooLong: (max: number) => string;
+    /** "1,500" in a currency of three decimals: 1.5 or 1,500. */
+    amountAmbiguous: (currency: string) => string;
     minutes: string;
     tiers: string;
     formula: string;
@@ -269,6 +273,7 @@ export interface Words {
   quotesSeries: string;
   conversionRate: string;
   last30: string;
+  periodRefused: string;
   subscriptionsSeries: string;
   cancellationsSeries: string;
   claimsSeries: string;

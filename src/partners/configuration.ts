@@ -81,7 +81,17 @@ export async function setConfiguration(
       entity: 'configuration',
       entityId: configuration.id,
       action: 'created',
-      data: { version: configuration.version, ...input },
+      // the terms as stored, what quotes will use: not the input's amounts the formula does not pay
+      // (a cancellation amount typed for a delay-only formula was audited, never stored nor paid); with
+      // their currency, without which the amounts in minor units say no sum (5000: €50.00, ¥5,000, 5 KWD)
+      data: {
+        version: configuration.version,
+        formula: configuration.formula,
+        delayTiers: configuration.delayTiers,
+        cancellationAmount: configuration.cancellationAmount,
+        commissionRate: configuration.commissionRate,
+        currency: configuration.currency,
+      },
     });
     return { ...configuration, warnings: futureViolations(versions, input, now) };
   });

@@ -33,6 +33,7 @@ import {
   requireSession,
   sendMessage,
   sendPage,
+  WHOLE,
   type FormBody,
   type WebDeps,
 } from './web-kit.ts';
@@ -80,8 +81,8 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       admin.post<{ Body: FormBody }>('/admin/partners', async (request, reply) => {
         try {
           const partner = await createPartner(deps.db, actor(request), {
-            slug: field(request.body, 'slug', 63),
-            name: field(request.body, 'name', 200),
+            slug: field(request.body, 'slug', WHOLE),
+            name: field(request.body, 'name', WHOLE),
           });
           return reply.redirect(`/admin/partners/${partner.slug}`, 303);
         } catch (error) {
@@ -198,24 +199,24 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
 
       action<FormBody>('/admin/partners/:slug/documents', async (request, partner) => {
         const body = request.body;
-        const complaintsUrl = field(body, 'complaintsUrl', 2000);
+        const complaintsUrl = field(body, 'complaintsUrl', WHOLE);
         await setDocuments(deps.db, actor(request), partner.id, {
           ipid: {
-            url: field(body, 'ipidUrl', 2000),
-            version: field(body, 'ipidVersion', 40),
-            sha256: field(body, 'ipidSha256', 64),
+            url: field(body, 'ipidUrl', WHOLE),
+            version: field(body, 'ipidVersion', WHOLE),
+            sha256: field(body, 'ipidSha256', WHOLE),
           },
           terms: {
-            url: field(body, 'termsUrl', 2000),
-            version: field(body, 'termsVersion', 40),
-            sha256: field(body, 'termsSha256', 64),
+            url: field(body, 'termsUrl', WHOLE),
+            version: field(body, 'termsVersion', WHOLE),
+            sha256: field(body, 'termsSha256', WHOLE),
           },
           insurer: {
-            name: field(body, 'insurerName', 200),
-            registration: field(body, 'insurerRegistration', 200),
-            address: field(body, 'insurerAddress', 500),
-            regulator: field(body, 'insurerRegulator', 200),
-            complaints: { email: field(body, 'complaintsEmail', 254), url: complaintsUrl || null },
+            name: field(body, 'insurerName', WHOLE),
+            registration: field(body, 'insurerRegistration', WHOLE),
+            address: field(body, 'insurerAddress', WHOLE),
+            regulator: field(body, 'insurerRegulator', WHOLE),
+            complaints: { email: field(body, 'complaintsEmail', WHOLE), url: complaintsUrl || null },
           },
         });
         return undefined;
@@ -260,7 +261,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         const created = await createApiKey(deps.db, actor(request), {
           partnerId: partner.id,
           environment: environment as Environment,
-          label: field(request.body, 'label', 100) || undefined,
+          label: field(request.body, 'label', WHOLE) || undefined,
         });
         return created.plaintext;
       });

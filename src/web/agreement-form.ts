@@ -8,7 +8,7 @@ import {
 import type { DomainError, FieldError } from '../platform/errors.ts';
 import { currencyExponent, toDecimalString } from '../platform/money.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
-import { field, fieldErrorText, fieldList, problemLines, type FormBody } from './web-kit.ts';
+import { field, fieldErrorText, fieldList, problemLines, WHOLE, type FormBody } from './web-kit.ts';
 
 /**
  * The operator console's agreement forms (the draft's terms, an amendment): the compensation bounds in
@@ -66,16 +66,16 @@ export function agreementFormValues(agreement: Agreement | undefined, now: Date)
 export function agreementValuesFrom(body: FormBody | undefined): AgreementFormValues {
   return {
     allowedFormulas: fieldList(body, 'allowedFormulas').slice(0, FORMULAS.length),
-    currency: field(body, 'currency', 3).toUpperCase(),
-    taxRate: field(body, 'taxRate', 10),
-    commissionMin: field(body, 'commissionMin', 10),
-    commissionMax: field(body, 'commissionMax', 10),
-    compensationMin: field(body, 'compensationMin', 20),
-    compensationMax: field(body, 'compensationMax', 20),
+    currency: field(body, 'currency', WHOLE).toUpperCase(),
+    taxRate: field(body, 'taxRate', WHOLE),
+    commissionMin: field(body, 'commissionMin', WHOLE),
+    commissionMax: field(body, 'commissionMax', WHOLE),
+    compensationMin: field(body, 'compensationMin', WHOLE),
+    compensationMax: field(body, 'compensationMax', WHOLE),
     revision: field(body, 'revision', 40),
     boundsCurrency: field(body, 'boundsCurrency', 3).toUpperCase(),
     effectiveAt: field(body, 'effectiveAt', 40),
-    reason: field(body, 'reason', 500),
+    reason: field(body, 'reason', WHOLE),
   };
 }
 

@@ -6,7 +6,7 @@ import {
 } from '../payouts/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import type { Insurer } from '../platform/config.ts';
-import { asset } from './layout.ts';
+import { asset, errorSummary } from './layout.ts';
 import {
   countryName,
   customerWords,
@@ -302,9 +302,10 @@ ${bicRequired ? field('bic', w.bicRequired(claim.currency), 'off', true) : field
       : html`<p class="muted"><a id="use-us" href="/c/${token}">${w.useUs}</a></p>`;
   // refused details: said at the top (on a phone the fields are below the fold), in the title, and the
   // focus there (`autofocus`, no script), each message a link to its field
-  const summary = issues.length
-    ? html`<div id="error-summary" role="alert" tabindex="-1" autofocus><h2>${w.invalid}</h2><ul>${issues.map((i) => html`<li><a href="#f-${i.field}">${issueText(claim.language, i)}</a></li>`)}</ul></div>`
-    : '';
+  const summary = errorSummary(
+    w.invalid,
+    issues.map((i) => ({ field: `f-${i.field}`, text: issueText(claim.language, i) })),
+  );
   return layout(
     claim.language,
     issues.length ? `${w.invalid} — ${w.title}` : w.title,

@@ -12,7 +12,7 @@ import type { FieldError } from '../platform/errors.ts';
 import { t, type Lang } from '../i18n/index.ts';
 import { formatMoney } from './layout.ts';
 import type { FormBody } from './web-kit.ts';
-import { field } from './web-kit.ts';
+import { field, WHOLE } from './web-kit.ts';
 
 /**
  * The console's configuration form: amounts in major units ("50" = €50.00), the commission in
@@ -30,15 +30,24 @@ export interface FormValues {
 /** Field name → message, shown next to the field. */
 export type FormErrors = Record<string, string>;
 
+/**
+ * The longest amount the form reads, in characters (its inputs' maxlength): room for a safe integer of minor
+ * units, its separator and leading zeros. Longer is refused with this bound, never cut: cut to a shorter
+ * length, "0000000000000000001500" was read as "00000000000000000015", €15.00 saved for €1,500.
+ */
+export const AMOUNT_MAX_LENGTH = 30;
+
 export function valuesFrom(body: FormBody | undefined): FormValues {
+  // amounts read whole (parseForm refuses them past AMOUNT_MAX_LENGTH); minutes, rate and formula cut to
+  // a length their own patterns already refuse, so the cut never turns one value into another
   const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({
     minutes: field(body, `tier_minutes_${i}`, 20),
-    amount: field(body, `tier_amount_${i}`, 20),
+    amount: field(body, `tier_amount_${i}`, WHOLE),
   }));
   return {
     formula: field(body, 'formula', 40),
     tiers,
-    cancellation: field(body, 'cancellation', 20),
+    cancellation: field(body, 'cancellation', WHOLE),
     commission: field(body, 'commission', 20),
   };
 }
@@ -63,14 +72,29 @@ export function valuesOf(configuration: Configuration | undefined, agreement: Ag
   };
 }
 
-/** "50,00" or "50.00" in the agreement's currency → minor units (the currency's own decimals), or undefined. */
+/**
+ * "50,00" or "50.00" in the agreement's currency → minor units (the currency's own decimals), or undefined.
+ * As many digits as the field holds: the agreement's bounds, not the form, limit the amount — 15,000,000
+ * VND or IDR (no or two decimals) are ordinary compensations; beyond a safe integer parseMajorAmount refuses.
+ */
 function minorUnits(text: string, currency: string): number | undefined {
-  if (!/^\d{1,7}([.,]\d{1,3})?$/.test(text)) return undefined;
+  if (!/^\d+([.,]\d+)?$/.test(text)) return undefined;
   try {
     return parseMajorAmount(text, currency);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why an amount's text is refused before it is read, or undefined: longer than AMOUNT_MAX_LENGTH; or, in a
+ * currency of three decimals (KWD, BHD, OMR, JOD, TND, LYD, IQD), a comma followed by exactly three digits
+ * ("1,500"), which is 1.5 read as a decimal comma and 1,500 read as a thousands separator: ambiguous, refused.
+ */
+function amountRefusal(text: string, currency: string): 'tooLong' | 'ambiguous' | undefined {
+  if (text.length > AMOUNT_MAX_LENGTH) return 'tooLong';
+  if (currencyExponent(currency) === 3 && /^\d+,\d{3}$/.test(text)) return 'ambiguous';
+  return undefined;
 }
 
 /** The commission's decimals in percent: "12.345" % is a rate of 0.12345. */
@@ -95,8 +119,13 @@ export function parseForm(
   const w = t(lang);
   const currency = agreement.currency;
   const bounds = boundsMessages(agreement, lang);
-  const amountError = (text: string) =>
-    tooManyDecimals(text, currencyExponent(currency)) ? bounds.amountDecimals : bounds.amount;
+  const amountError = (text: string) => {
+    const refusal = amountRefusal(text, currency);
+    if (refusal === 'tooLong') return w.errors.amountTooLong(AMOUNT_MAX_LENGTH);
+    if (refusal === 'ambiguous') return w.errors.amountAmbiguous(currency);
+    return tooManyDecimals(text, currencyExponent(currency)) ? bounds.amountDecimals : bounds.amount;
+  };
+  const amountOf = (text: string) => (amountRefusal(text, currency) ? undefined : minorUnits(text, currency));
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
   if (!formula) errors.formula = w.errors.formula;
@@ -104,12 +133,12 @@ export function parseForm(
   values.tiers.forEach((tier, i) => {
     if (tier.minutes === '' && tier.amount === '') return;
     const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
-    const amount = minorUnits(tier.amount, currency);
+    const amount = amountOf(tier.amount);
     if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.minutes;
     if (amount === undefined) errors[`tier_amount_${i}`] = amountError(tier.amount);
     if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
   });
-  const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation, currency);
+  const cancellationAmount = values.cancellation === '' ? 0 : amountOf(values.cancellation);
   if (cancellationAmount === undefined) errors.cancellation = amountError(values.cancellation);
   const commission = values.commission.replace(',', '.');
   const commissionRate = new RegExp(`^\\d{1,2}(\\.\\d{1,${COMMISSION_DECIMALS}})?$`).test(commission)

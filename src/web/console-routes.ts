@@ -27,6 +27,8 @@ import {
   contractPage,
   dashboardPage,
   previewFragment,
+  type ClaimsFilterErrors,
+  type PeriodErrors,
   type Preview,
 } from './console-views.ts';
 import {
@@ -35,6 +37,7 @@ import {
   Digits,
   EnvironmentQuery,
   field,
+  fieldErrorText,
   problemLines,
   requireSession,
   sendPage,
@@ -125,7 +128,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         await setBrandName(deps.db, sessionActor(request.webSession!), partnerId, raw);
         return reply.redirect('/console?brand=saved', 303);
       }
-      const agreement = await repo.findAgreement(deps.db, partnerId);
+      const agreement = await repo.findAgreement(deps.db, partnerId, deps.now());
       const [history, versions] = await Promise.all([
         repo.listConfigurations(deps.db, partnerId),
         repo.listAgreementVersions(deps.db, partnerId),
@@ -233,6 +236,10 @@ async function brandOf(deps: WebDeps, partnerId: string): Promise<string | null>
   return (await repo.findPartner(deps.db, partnerId))?.brandName ?? null;
 }
 
+/** The environment whose active risk model prices the console's preview: production once signed, else sandbox. */
+export const previewEnvironment = (agreement: Agreement): Environment =>
+  agreement.status === 'signed' ? 'production' : 'sandbox';
+
 async function previewOf(
   deps: WebDeps,
   session: WebSession,
@@ -246,10 +253,15 @@ async function previewOf(
   if (termErrors.length) return { errors: formErrors(termErrors, values, agreement, lang) };
   const input: ConfigurationInput = parsed.input;
   const currency = agreement.currency;
+  // priced by the model of the environment the partner sells in: production once the agreement is signed
+  // (the one its customers' quotes will have), sandbox before (its only keys). The operator activates a
+  // model per environment (docs/pricing.md), a new one often in sandbox first: a sandbox-only preview then
+  // showed premiums production's /getPrice does not give
+  const environment: Environment = previewEnvironment(agreement);
   const caller = {
     partnerId: session.partnerId!,
     partnerName: session.partnerName ?? '',
-    environment: 'sandbox' as const,
+    environment,
     keyId: 'console',
     actor: sessionActor(session),
   };
@@ -268,7 +280,7 @@ async function previewOf(
       },
       commissionRate: Number(input.commissionRate),
     });
-    return { simulation };
+    return { simulation, environment };
   } catch (error) {
     if (error instanceof DomainError && error.extra.errors)
       return { errors: formErrors(error.extra.errors, values, agreement, lang) };
@@ -303,13 +315,22 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const ctx = contextOf(request, 'console');
         const environment = environmentOf(request.query.env);
-        const dashboard = await partnerDashboard(
-          deps.db,
-          { partnerId: request.webSession!.partnerId!, environment },
-          deps.now(),
-          request.query.from && request.query.to ? { from: request.query.from, to: request.query.to } : undefined,
-        );
-        return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
+        const scope = { partnerId: request.webSession!.partnerId!, environment };
+        const { from = '', to = '' } = request.query;
+        try {
+          const range = from || to ? { from, to } : undefined;
+          const dashboard = await partnerDashboard(deps.db, scope, deps.now(), range);
+          return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+          // a refused period: the dates as typed, each error next to its field, over the last 30 days
+          const errors: PeriodErrors = {};
+          for (const e of error.extra.errors ?? [])
+            if (e.field === '/from' || e.field === '/to')
+              errors[e.field.slice(1) as 'from' | 'to'] ??= fieldErrorText(e, ctx.lang);
+          const dashboard = await partnerDashboard(deps.db, scope, deps.now());
+          return sendPage(reply, 422, dashboardPage(ctx, environment, dashboard, { from, to, errors }));
+        }
       },
     );
 
@@ -337,6 +358,7 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
         };
         let result: { claims: ClaimView[]; nextCursor: string | null } = { claims: [], nextCursor: null };
         let problem: string | undefined;
+        const fieldErrors: ClaimsFilterErrors = {};
         try {
           result = await listPartnerClaims(deps.flight, caller, {
             fromDate: filters.fromDate,
@@ -348,8 +370,18 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
         } catch (error) {
           if (!(error instanceof DomainError) || error.status >= 500) throw error;
           problem = problemLines(error, ctx.lang).join(' ');
+          // each filter at fault also told next to its field
+          const inputs: Record<string, keyof ClaimsFilterErrors> = {
+            '/fromDate': 'from',
+            '/toDate': 'to',
+            '/contractNumber': 'contract',
+          };
+          for (const e of error.extra.errors ?? []) {
+            const input = inputs[e.field];
+            if (input) fieldErrors[input] ??= fieldErrorText(e, ctx.lang);
+          }
         }
-        return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem));
+        return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem, fieldErrors));
       },
     );
   };

@@ -15,14 +15,28 @@ import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { evidenceList } from './claim-evidence.ts';
 import type { ContractDetail } from './contract-detail.ts';
 import type { Dashboard } from './dashboard.ts';
-import { type FormErrors, type FormValues } from './configuration-form.ts';
+import { AMOUNT_MAX_LENGTH, type FormErrors, type FormValues } from './configuration-form.ts';
 import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
-import { csrfField, formatDate, formatMoney, mayChange, page, tableRegion, type PageContext } from './layout.ts';
+import {
+  csrfField,
+  errorSummary as sharedErrorSummary,
+  fieldError,
+  formatDate,
+  formatMoney,
+  formatShortDate,
+  mayChange,
+  page,
+  tableRegion,
+  type PageContext,
+} from './layout.ts';
 
 /** The partner console's pages: configuration with the live preview, contract, claims, dashboard. */
 
-export type Preview = { simulation: Simulation; errors?: undefined } | { simulation?: undefined; errors: FormErrors };
+/** The preview's simulation and the environment whose risk model priced it, or the fields that stop it. */
+export type Preview =
+  | { simulation: Simulation; environment: Environment; errors?: undefined }
+  | { simulation?: undefined; errors: FormErrors };
 
 export function previewFragment(lang: Lang, preview: Preview | undefined): SafeHtml {
   const w = t(lang);
@@ -35,7 +49,7 @@ export function previewFragment(lang: Lang, preview: Preview | undefined): SafeH
   return html`<p>${w.premiumTotal}</p>
 <p class="total" id="preview-total" data-amount="${p.total.amount}">${money(p.total)}</p>
 <dl class="premium"><dt>${w.net}</dt><dd>${money(p.net)}</dd><dt>${w.tax}</dt><dd>${money(p.tax)}</dd><dt>${w.commissionAmount}</dt><dd id="preview-commission">${money(p.commission)}</dd></dl>
-${breakdownFragment(lang, preview.simulation)}`;
+${breakdownFragment(lang, preview.simulation, preview.environment)}`;
 }
 
 type SimulationEvent = Simulation['breakdown'][number]['events'][number];
@@ -77,7 +91,7 @@ export function delayBandTerms(e: SimulationEvent, events: readonly SimulationEv
 }
 
 /** The per-leg breakdown of /getPrice: each payout event with its probability and the model's explanation. */
-function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
+function breakdownFragment(lang: Lang, simulation: Simulation, environment: Environment): SafeHtml {
   const w = t(lang);
   const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
   const eventLabel = (e: SimulationEvent) =>
@@ -90,7 +104,7 @@ function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
     const band = delayBandTerms(e, events);
     return band ? html`<br><span class="band">${w.delayBand(band)}</span>` : '';
   };
-  return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion)}</p>
+  return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion, environment)}</p>
 ${simulation.breakdown.map(
   (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
 <dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
@@ -139,9 +153,9 @@ ${brand.saved ? html`<p class="notice" role="status">${w.saved}</p>` : ''}
 <form method="post" action="/console/brand" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
 <div><label for="f-brandName">${w.label}</label>
-<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error ? ' f-brandName-error' : ''}"${brand.error ? html` aria-invalid="true"` : ''}>
+<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error === undefined ? '' : ' f-brandName-error'}"${brand.error === undefined ? '' : html` aria-invalid="true" autofocus`}>
 <p class="muted" id="f-brandName-hint">${w.hint(BRAND_NAME.min, BRAND_NAME.max)}</p>
-${brand.error ? html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>` : ''}</div>
+${brand.error === undefined ? '' : html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>`}</div>
 <p><button type="submit">${w.save}</button></p>
 </form></section>`;
 }
@@ -158,30 +172,36 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
   const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
   // the phone's keyboard: digits only for minutes, digits and a separator for amounts and the rate
-  const input = (name: string, label: string, value: string, inputmode: 'numeric' | 'decimal' = 'decimal') => {
-    const error = errors[name];
+  const input = (
+    name: string,
+    label: string,
+    value: string,
+    inputmode: 'numeric' | 'decimal' = 'decimal',
+    maxlength?: number,
+  ) => {
+    const error = fieldError(`f-${name}`, errors[name]);
     return html`<div><label for="f-${name}">${label}</label>
-<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
-${error ? html`<p class="error" id="f-${name}-error">${error}</p>` : ''}</div>`;
+<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${maxlength === undefined ? '' : html` maxlength="${maxlength}"`}${error.attributes}>
+${error.message}</div>`;
   };
   const tiers = values.tiers.map(
     (tier, i) => html`<fieldset><legend>${w.tier(i + 1)}</legend>
 ${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, 'numeric')}
-${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount)}</fieldset>`,
+${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount, 'decimal', AMOUNT_MAX_LENGTH)}</fieldset>`,
   );
-  const formulaError = errors.formula;
+  const formulaError = fieldError('f-formula', errors.formula);
   const form = html`<form method="post" action="/console" id="config-form" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
 <input type="hidden" name="version" value="${view.formVersion}">
 <div><label for="f-formula">${w.formula}</label>
-<select id="f-formula" name="formula"${formulaError ? html` aria-invalid="true" aria-describedby="f-formula-error"` : ''}>${agreement.allowedFormulas.map(
+<select id="f-formula" name="formula"${formulaError.attributes}>${agreement.allowedFormulas.map(
     (f) => html`<option value="${f}"${values.formula === f ? html` selected` : ''}>${w.formulas[f]}</option>`,
   )}</select>
-${formulaError ? html`<p class="error" id="f-formula-error">${formulaError}</p>` : ''}</div>
+${formulaError.message}</div>
 <h2>${w.delayTiers}</h2>
 <div class="tiers">${tiers}</div>
 <h2>${w.cancellationAmount}</h2>
-${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation)}
+${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation, 'decimal', AMOUNT_MAX_LENGTH)}
 <h2>${w.commission}</h2>
 ${input('commission', w.commission, values.commission)}
 ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</button></p>` : html`<p class="muted">${w.partnerUsers.forbidden}</p>`}
@@ -201,7 +221,7 @@ ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</but
     html`<h1>${w.configTitle}</h1>
 ${view.saved ? html`<p class="notice" role="status">${w.saved(view.saved)}</p>` : ''}
 ${view.conflict ? configurationConflict(ctx, view, money, pct) : ''}
-${Object.keys(errors).length ? html`<p class="alert" role="alert">${w.fixErrors}</p>` : ''}
+${errorSummary(ctx, agreement, values, errors)}
 ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
 ${configurationWarnings(ctx, view)}
 <p>${w.configIntro}</p>
@@ -218,6 +238,35 @@ ${history}
 <p class="muted">${w.agreementVersions.historyIntro}</p>
 ${agreementHistory(ctx, view.versions, view.now)}`,
     { scripts: ['htmx.min.js'] },
+  );
+}
+
+/**
+ * The refused fields, said at the top in the form's order, each message a link to its field and named by
+ * its label (five tiers share their messages); the focus goes there (`autofocus`, no script), as on the
+ * claim page: a keyboard or screen reader user lands on what to fix rather than at the top of the page.
+ */
+export function errorSummary(
+  ctx: PageContext,
+  agreement: Agreement,
+  values: FormValues,
+  errors: FormErrors,
+): SafeHtml | string {
+  const w = t(ctx.lang);
+  const labels: [string, string][] = [
+    ['formula', w.formula],
+    ...values.tiers.flatMap((_, i): [string, string][] => [
+      [`tier_minutes_${i}`, `${w.tier(i + 1)} — ${w.minDelay}`],
+      [`tier_amount_${i}`, `${w.tier(i + 1)} — ${w.amount} (${agreement.currency})`],
+    ]),
+    ['cancellation', `${w.cancellationAmount} (${agreement.currency})`],
+    ['commission', w.commission],
+  ];
+  return sharedErrorSummary(
+    w.fixErrors,
+    labels
+      .filter(([name]) => errors[name] !== undefined)
+      .map(([name, text]) => ({ field: `f-${name}`, text: `${label(ctx.lang, text)} ${errors[name]}` })),
   );
 }
 
@@ -282,7 +331,7 @@ ${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>
-${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created}</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.at.slice(0, 16).replace('T', ' ')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
+${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
     : ''
 }
 <h2>${w.claimsTitle}</h2>
@@ -297,20 +346,29 @@ function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimVi
   if (claims.length === 0) return html`<p>${empty ?? w.noClaims}</p>`;
   return tableRegion(
     w.claimsTitle,
-    html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
+    html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened} (UTC)</th><th scope="col">${w.paid} (UTC)</th></tr></thead><tbody>${claims.map(
       (c) =>
         html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
     )}</tbody></table>`,
   );
 }
 
+/** The claims filters at fault, each message shown next to its field. */
+export type ClaimsFilterErrors = { from?: string; to?: string; contract?: string };
+
 export function claimsPage(
   ctx: PageContext,
   f: { environment: Environment; fromDate: string; toDate: string; contractNumber: string; cursor: string },
   result: { claims: ClaimView[]; nextCursor: string | null },
   problem: string | undefined,
+  errors: ClaimsFilterErrors = {},
 ): string {
   const w = t(ctx.lang);
+  const first = (['from', 'to', 'contract'] as const).find((name) => errors[name] !== undefined);
+  const filter = (name: keyof ClaimsFilterErrors, text: string, input: (invalid: SafeHtml | '') => SafeHtml) => {
+    const error = fieldError(`c-${name}`, errors[name], first === name);
+    return html`<div><label for="c-${name}">${text}</label>${input(error.attributes)}${error.message}</div>`;
+  };
   const query = (cursor?: string) =>
     `?${new URLSearchParams({ env: f.environment, from: f.fromDate, to: f.toDate, contract: f.contractNumber, ...(cursor ? { cursor } : {}) }).toString()}`;
   return page(
@@ -319,9 +377,9 @@ export function claimsPage(
     html`<h1>${w.claimsTitle}</h1><p>${w.claimsIntro}</p>
 <form method="get" action="/console/claims" class="row card">
 <div><label for="c-env">${w.environment}</label><select id="c-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === f.environment ? html` selected` : ''}>${e}</option>`)}</select></div>
-<div><label for="c-from">${w.fromDate}</label><input id="c-from" name="from" type="date" value="${f.fromDate}"></div>
-<div><label for="c-to">${w.toDate}</label><input id="c-to" name="to" type="date" value="${f.toDate}"></div>
-<div><label for="c-contract">${w.contractNumber}</label><input id="c-contract" name="contract" value="${f.contractNumber}" size="14"></div>
+${filter('from', w.fromDate, (invalid) => html`<input id="c-from" name="from" type="date" value="${f.fromDate}"${invalid}>`)}
+${filter('to', w.toDate, (invalid) => html`<input id="c-to" name="to" type="date" value="${f.toDate}"${invalid}>`)}
+${filter('contract', w.contractNumber, (invalid) => html`<input id="c-contract" name="contract" value="${f.contractNumber}" size="14"${invalid}>`)}
 <div><button type="submit">${w.filter}</button></div></form>
 ${problem ? html`<p class="alert" role="alert">${problem}</p>` : ''}
 ${claimsTable(ctx, f.environment, result.claims)}
@@ -333,8 +391,28 @@ ${claimsTable(ctx, f.environment, result.claims)}
 const chartData = (id: string, spec: unknown) =>
   html`<script type="application/json" id="${id}">${new SafeHtml(JSON.stringify(spec).replace(/</g, '\\u003c'))}</script>`;
 
-export function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard): string {
+/** A refused dashboard period: the message of each date at fault, in the page's language. */
+export type PeriodErrors = { from?: string; to?: string };
+
+/** One date of the dashboard's period, its error next to it and tied to it; the first at fault takes the focus. */
+function periodInput(name: 'from' | 'to', text: string, value: string, error: string | undefined, focus: boolean) {
+  const id = `d-${name}`;
+  const invalid = fieldError(id, error, focus);
+  return html`<div><label for="${id}">${text}</label><input id="${id}" type="date" name="${name}" value="${value}"${invalid.attributes}>${invalid.message}</div>`;
+}
+
+/**
+ * The dashboard; `refused` is a refused period (one day only, reversed, too long): its dates as typed, each
+ * error next to its field, over the last 30 days the figures show.
+ */
+export function dashboardPage(
+  ctx: PageContext,
+  environment: Environment,
+  d: Dashboard,
+  refused?: { from: string; to: string; errors: PeriodErrors },
+): string {
   const w = t(ctx.lang);
+  const errors = refused?.errors ?? {};
   const period = d.chosen ? `${d.days[0]} – ${d.days.at(-1)}` : w.last30;
   const lineSpec = {
     type: 'line',
@@ -400,7 +478,8 @@ export function dashboardPage(ctx: PageContext, environment: Environment, d: Das
     ctx,
     w.dashboardTitle,
     html`<h1>${w.dashboardTitle}</h1>
-<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><label for="d-from">${w.reports.from}</label><input id="d-from" type="date" name="from" value="${d.days[0]}"></div><div><label for="d-to">${w.reports.to}</label><input id="d-to" type="date" name="to" value="${d.days.at(-1)}"></div><div><button type="submit">${w.filter}</button></div></form>
+${refused ? html`<p class="alert" role="alert">${w.periodRefused}</p>` : ''}
+<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div>${periodInput('from', w.reports.from, refused ? refused.from : d.days[0]!, errors.from, true)}${periodInput('to', w.reports.to, refused ? refused.to : d.days.at(-1)!, errors.to, errors.from === undefined)}<div><button type="submit">${w.filter}</button></div></form>
 <p class="downloads"><a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=contracts">${w.reports.contractsCsv}</a> · <a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=claims">${w.reports.claimsCsv}</a></p>
 <p class="notice">${w.quotesCounted}</p>
 <div class="stats">

@@ -35,7 +35,8 @@ export const DASHBOARD_MAX_DAYS = 366;
 
 /**
  * The last 30 days, or any period of whole UTC days (`range`, both ends included, at most
- * DASHBOARD_MAX_DAYS; a reversed or longer range is refused with the fields at fault).
+ * DASHBOARD_MAX_DAYS; one end only, a reversed or longer range is refused with the fields at fault —
+ * one end was silently read as the last 30 days).
  */
 export async function partnerDashboard(
   db: Db,
@@ -49,10 +50,15 @@ export async function partnerDashboard(
     from = DateTime.fromISO(range.from, { zone: 'utc' }).startOf('day');
     today = DateTime.fromISO(range.to, { zone: 'utc' }).startOf('day');
     const errors: FieldError[] = [];
-    if (!from.isValid) errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
-    if (!today.isValid) errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
+    const both = 'give both days, or neither for the last 30 days';
+    if (!range.from) errors.push({ field: '/from', code: 'required', message: both });
+    else if (!from.isValid)
+      errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
+    if (!range.to) errors.push({ field: '/to', code: 'required', message: both });
+    else if (!today.isValid)
+      errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
     if (!errors.length && today < from)
-      errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before from' });
+      errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before the first day' });
     if (!errors.length && today.diff(from, 'days').days >= DASHBOARD_MAX_DAYS)
       errors.push({ field: '/to', code: 'out_of_range', message: `the period is at most ${DASHBOARD_MAX_DAYS} days` });
     if (errors.length) throw new DomainError('validation_failed', 'The period is not valid.', { errors });

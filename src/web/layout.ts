@@ -120,6 +120,34 @@ ${(options.scripts ?? []).map((s) => html`<script src="${asset(s)}" defer></scri
 export const tableRegion = (label: string, table: SafeHtml): SafeHtml =>
   html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
 
+/**
+ * The summary of a refused form, above it (on a phone the fields are below the fold): its title, then each
+ * error a link to its field; the focus goes there (`autofocus`, no script), so a keyboard or screen reader
+ * user lands on what to fix. One markup for the consoles and the customers' claim page; nothing when no error.
+ */
+export function errorSummary(title: string, links: { field: string; text: string | SafeHtml }[]): SafeHtml | '' {
+  if (!links.length) return '';
+  return html`<div class="alert" role="alert" id="error-summary" tabindex="-1" autofocus><h2>${title}</h2>
+<ul>${links.map((link) => html`<li><a href="#${link.field}">${link.text}</a></li>`)}</ul></div>`;
+}
+
+/**
+ * A form field's error, both halves tested the same way (`=== undefined`), so `aria-describedby` never points
+ * to a message that is not there: `attributes` for the input (invalid, described by its message, focused
+ * when it is the first at fault), `message` under it (`${id}-error`).
+ */
+export function fieldError(
+  id: string,
+  error: string | undefined,
+  focus = false,
+): { attributes: SafeHtml | ''; message: SafeHtml | '' } {
+  if (error === undefined) return { attributes: '', message: '' };
+  return {
+    attributes: html` aria-invalid="true" aria-describedby="${id}-error"${focus ? html` autofocus` : ''}`,
+    message: html`<p class="error" id="${id}-error">${error}</p>`,
+  };
+}
+
 /** A message page (errors, 403, 404). */
 export function messagePage(ctx: PageContext, title: string, message: string): string {
   return page(ctx, title, html`<h1>${title}</h1><p>${message}</p>`);

@@ -5,7 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import { apiDefinition, requireSubscribedApi, subscribedApis } from './catalog.ts';
 import { sessionActor } from './sessions.ts';
 import { apiPage, catalogPage, keysPage, referencePage, type KeysData } from './portal-views.ts';
-import { allow, contextOf, field, requireSession, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
+import { allow, contextOf, field, requireSession, sendPage, WHOLE, type FormBody, type WebDeps } from './web-kit.ts';
 
 /** The developer portal: the API catalog, each API's page, reference and definition, and API keys. */
 export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
@@ -47,7 +47,7 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
       const environment = field(request.body, 'environment') as Environment;
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
         throw new DomainError('validation_failed', 'Choose an environment.');
-      const label = field(request.body, 'label', 100) || undefined;
+      const label = field(request.body, 'label', WHOLE) || undefined;
       const created = await createApiKey(deps.db, sessionActor(request.webSession!), { partnerId, environment, label });
       deps.directory.invalidate();
       return sendPage(reply, 201, keysPage(contextOf(request, 'portal'), await keysData(deps, partnerId), created));

@@ -20,6 +20,7 @@ import {
   problemLines,
   requireSession,
   sendPage,
+  WHOLE,
   type FormBody,
   type WebDeps,
 } from './web-kit.ts';
@@ -99,7 +100,7 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
       '/console/users',
       async (request, reply) => {
         await limitInvitations(request, reply);
-        const email = field(request.body, 'email', 320);
+        const email = field(request.body, 'email', WHOLE);
         await inviteUser(users, callerOf(request), { email, role: field(request.body, 'role', 20) });
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
       },

@@ -60,7 +60,17 @@ export const Digits = (max: number) => Type.String({ pattern: `^[0-9]{1,${max}}$
 /** The offset of a paged listing. */
 export const Offset = Digits(7);
 
-/** A single form value (the first when repeated), trimmed, bounded. */
+/**
+ * `max` of a value read whole, for a field whose use case refuses it past its own bound (a name, an email, a
+ * slug, an amount, a rate): cut to that bound, a value the use case would have refused became another one it
+ * accepts ("0000000000000000001500" read as "00000000000000000015", a 64-character slug as its first 63).
+ */
+export const WHOLE = Number.POSITIVE_INFINITY;
+
+/**
+ * A single form value (the first when repeated), trimmed, cut to `max`: for values the cut cannot turn
+ * into another accepted one (a choice among a few, a token); `WHOLE` for those a use case bounds itself.
+ */
 export function field(body: FormBody | undefined, name: string, max = 500): string {
   const value = body?.[name];
   const first = Array.isArray(value) ? value[0] : value;

@@ -191,6 +191,10 @@ describe('portal and consoles in Chromium', () => {
     await message.waitFor();
     assert.equal((await message.textContent())?.trim(), 'Enter a rate between 0 % and 30 %.');
     assert.equal(await page.getByLabel('Commission rate (%)').getAttribute('aria-invalid'), 'true');
+    // the page opens on the summary of what to fix, focused; its link leads to the field
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary', 'the summary has the focus');
+    await page.locator('#error-summary a[href="#f-commission"]').click();
+    assert.equal(await page.evaluate(() => location.hash), '#f-commission');
     assert.equal((await repo.listConfigurations(t.db, partner.id)).length, 1, 'no version was saved');
   });
 

@@ -47,6 +47,11 @@ describe('customer languages and the partner brand', () => {
     const tooShort = await browser.post('/console/brand', { _csrf: csrf, brandName: 'S' });
     assert.equal(tooShort.statusCode, 422);
     assert.match(tooShort.body, /id="f-brandName-error">Too short\./);
+    // the refused field takes the focus (no script): the brand form is below the configuration's
+    assert.match(
+      tooShort.body,
+      /<input id="f-brandName" name="brandName" value="S"[^>]*aria-describedby="f-brandName-hint f-brandName-error" aria-invalid="true" autofocus>/,
+    );
     const control = await browser.post('/console/brand', { _csrf: csrf, brandName: 'Sky\tFly' });
     assert.equal(control.statusCode, 422);
     assert.match(control.body, /No control or invisible characters/);

@@ -45,6 +45,34 @@ describe('partners, agreements, configuration, keys', () => {
       assert.equal((await repo.listConfigurations(handle.db, p.id)).length, 2);
     });
 
+    it('is audited with the terms as stored and their currency, not amounts its formula does not pay', async () => {
+      const p = await createTestPartner(handle.db);
+      const saved = await setConfiguration(handle.db, actor, p.id, {
+        formula: 'delay',
+        delayTiers: [{ minDelayMinutes: 120, amount: 5000 }],
+        cancellationAmount: 20000,
+        commissionRate: '0.15',
+      });
+      assert.equal(saved.cancellationAmount, 0, 'a delay-only formula stores no cancellation amount');
+      const audited = await handle.db
+        .selectFrom('audit_log')
+        .select(['data', 'actor'])
+        .where('entity', '=', 'configuration')
+        .where('entity_id', '=', saved.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(audited.actor, actor);
+      const data = typeof audited.data === 'string' ? JSON.parse(audited.data) : audited.data;
+      assert.deepEqual(data, {
+        version: saved.version,
+        formula: 'delay',
+        delayTiers: [{ minDelayMinutes: 120, amount: 5000 }],
+        cancellationAmount: 0,
+        commissionRate: saved.commissionRate,
+        currency: saved.currency,
+      });
+      assert.match(data.currency, /^[A-Z]{3}$/, 'the amounts audited with their currency');
+    });
+
     it('takes concurrent saves one after the other: each a version of its own, none refused', async () => {
       // two users of the console saving at once (or the console and the CLI): on PostgreSQL both read the
       // same last version, and the second insert broke the (partner, version) key — a 500 page

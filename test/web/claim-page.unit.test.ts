@@ -93,7 +93,8 @@ describe('the customer claim page', () => {
     for (const language of CUSTOMER_LANGUAGES) {
       const w = customerWords(language).page;
       const page = claimPage(claim({ language }), LEGAL, TOKEN, { values, issues: [...issues] });
-      const summary = /<div id="error-summary" role="alert" tabindex="-1" autofocus>([\s\S]*?)<\/div>/.exec(page);
+      const summary =
+        /<div class="alert" role="alert" id="error-summary" tabindex="-1" autofocus>([\s\S]*?)<\/div>/.exec(page);
       assert.ok(summary, `${language}: an error summary`);
       assert.ok(page.indexOf('id="error-summary"') < page.indexOf('<form'), `${language}: above the form`);
       assert.ok(summary[1]!.includes(w.invalid), language);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Agreement } from '../../src/partners/model.ts';
 import { checkTerms } from '../../src/partners/terms.ts';
-import { formErrors, parseForm, valuesFrom } from '../../src/web/configuration-form.ts';
+import { AMOUNT_MAX_LENGTH, formErrors, parseForm, valuesFrom } from '../../src/web/configuration-form.ts';
 import { t } from '../../src/i18n/index.ts';
 import { formatMoney } from '../../src/web/layout.ts';
 
@@ -136,5 +136,122 @@ describe('configuration form: a value within the bounds with too many decimals',
     assert.deepEqual(parsed.errors, {
       tier_amount_0: `Enter a whole amount between ${formatMoney(1000, 'JPY', 'en')} and ${formatMoney(50000, 'JPY', 'en')}, with no decimals.`,
     });
+  });
+});
+
+describe('configuration form: amounts as long as the agreement allows', () => {
+  test('15,000,000 VND (no minor unit) and 12,000,000.50 UZS within the bounds are read, not refused as out of bounds', () => {
+    // the form read at most 7 digits before the separator: an ordinary compensation in dong or som,
+    // within the agreement's bounds, was refused with a message giving bounds it was within
+    const vnd = { ...agreement, currency: 'VND', compensationMin: 100_000, compensationMax: 20_000_000 };
+    const dong = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '15000000', commission: '10' }),
+      vnd,
+      'en',
+    );
+    assert.deepEqual(dong.errors, {});
+    assert.equal(dong.input?.delayTiers[0]?.amount, 15_000_000);
+    const uzs = { ...agreement, currency: 'UZS', compensationMin: 10_000_000, compensationMax: 2_000_000_000 };
+    const som = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '12000000,50', commission: '10' }),
+      uzs,
+      'en',
+    );
+    assert.deepEqual(som.errors, {});
+    assert.equal(som.input?.delayTiers[0]?.amount, 1_200_000_050);
+  });
+
+  test('an amount beyond what minor units can count exactly is refused with the bounds, never rounded', () => {
+    const parsed = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '99999999999999999', commission: '10' }),
+      agreement,
+      'en',
+    );
+    assert.equal(parsed.input, undefined);
+    assert.deepEqual(Object.keys(parsed.errors), ['tier_amount_0']);
+  });
+});
+
+describe('configuration form: an amount is never cut short', () => {
+  test('leading zeros are read whole: "0000000000000000001500" is €1,500.00, not €15.00', () => {
+    // read cut to 20 characters, it was "00000000000000000015": a different amount, saved without a word
+    const parsed = parseForm(
+      valuesFrom({
+        formula: 'delay',
+        tier_minutes_0: '120',
+        tier_amount_0: '0000000000000000001500',
+        cancellation: '00000000000000000000250',
+        commission: '10',
+      }),
+      agreement,
+      'en',
+    );
+    assert.deepEqual(parsed.errors, {});
+    assert.equal(parsed.input?.delayTiers[0]?.amount, 150_000);
+    assert.equal(parsed.input?.cancellationAmount, 25_000);
+  });
+
+  for (const lang of ['en', 'fr'] as const) {
+    test(`an amount longer than the form reads is refused with the length, in ${lang}`, () => {
+      const long = `${'0'.repeat(AMOUNT_MAX_LENGTH)}15`;
+      const parsed = parseForm(
+        valuesFrom({
+          formula: 'delay',
+          tier_minutes_0: '120',
+          tier_amount_0: long,
+          cancellation: long,
+          commission: '10',
+        }),
+        agreement,
+        lang,
+      );
+      assert.equal(parsed.input, undefined);
+      const message = t(lang).errors.amountTooLong(AMOUNT_MAX_LENGTH);
+      assert.deepEqual(parsed.errors, { tier_amount_0: message, cancellation: message });
+      assert.match(message, /30/);
+    });
+  }
+});
+
+describe('configuration form: "1,500" in a currency of three decimals', () => {
+  const dinar = { ...agreement, currency: 'KWD', compensationMin: 1_000, compensationMax: 2_000_000 };
+  for (const lang of ['en', 'fr'] as const) {
+    test(`is refused as ambiguous (1.5 or 1,500), in ${lang}`, () => {
+      const parsed = parseForm(
+        valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '1,500', commission: '10' }),
+        dinar,
+        lang,
+      );
+      assert.equal(parsed.input, undefined);
+      assert.deepEqual(parsed.errors, { tier_amount_0: t(lang).errors.amountAmbiguous('KWD') });
+      assert.match(parsed.errors.tier_amount_0!, lang === 'en' ? /use a point for decimals/ : /utilisez un point/);
+    });
+  }
+
+  test('a point, or a comma with other than three digits, is read', () => {
+    for (const [text, minor] of [
+      ['1.500', 1_500],
+      ['1,5', 1_500],
+      ['1,50', 1_500],
+      ['1500', 1_500_000],
+    ] as const) {
+      const parsed = parseForm(
+        valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: text, commission: '10' }),
+        dinar,
+        'en',
+      );
+      assert.deepEqual(parsed.errors, {}, text);
+      assert.equal(parsed.input?.delayTiers[0]?.amount, minor, text);
+    }
+  });
+
+  test('in a currency of two decimals, "1,500" is still a decimal comma read as refused decimals', () => {
+    const parsed = parseForm(
+      valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '1,500', commission: '10' }),
+      agreement,
+      'en',
+    );
+    assert.deepEqual(Object.keys(parsed.errors), ['tier_amount_0']);
+    assert.notEqual(parsed.errors.tier_amount_0, t('en').errors.amountAmbiguous('EUR'));
   });
 });

@@ -181,6 +181,13 @@ describe('console and operator pages', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /id="contract-versions"/);
     assert.match(page.body, /<td>2<\/td>/);
+    // the zone said once, in the column's header, as in the claims table; not in every cell
+    assert.match(
+      page.body,
+      /<table id="contract-versions"><thead><tr><th scope="col">#<\/th><th scope="col">Created \(UTC\)<\/th>/,
+    );
+    assert.match(page.body, /<td>\d{4}-\d\d-\d\d \d\d:\d\d<\/td>/, 'a version’s time, its zone in the header');
+    assert.doesNotMatch(page.body, /\d\d:\d\d UTC<\/td>/);
     assert.match(page.body, /<dd id="contract-version">2<\/dd>/, 'the API’s version after one change');
     assert.match(
       page.body,
@@ -228,6 +235,12 @@ describe('console and operator pages', () => {
     const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
     assert.equal(wrongRange.statusCode, 422);
     assert.match(wrongRange.body, /toDate: must be on or after fromDate/);
+    // and next to its field, tied to it, with the focus there
+    assert.match(
+      wrongRange.body,
+      /<input id="c-to" name="to" type="date" value="2026-04-01" aria-invalid="true" aria-describedby="c-to-error" autofocus><p class="error" id="c-to-error">must be on or after fromDate<\/p>/,
+    );
+    assert.doesNotMatch(wrongRange.body, /id="c-from-error"/);
     for (const query of ['env=nowhere', 'from=yesterday', `cursor=${'x'.repeat(501)}`]) {
       const refused = await browser.get(`/console/claims?${query}`);
       assert.equal(refused.statusCode, 400, query);
@@ -394,6 +407,9 @@ describe('console and operator pages', () => {
     for (const input of inputs) assert.equal(input.match(/inputmode=/g)?.length, 1, input);
     assert.match(form, /<input id="f-tier_minutes_0"[^>]*inputmode="numeric"/);
     assert.match(form, /<input id="f-tier_amount_0"[^>]*inputmode="decimal"/);
+    // amounts are read whole up to 30 characters and refused past them: the page says the same bound
+    assert.match(form, /<input id="f-tier_amount_4"[^>]*maxlength="30"/);
+    assert.match(form, /<input id="f-cancellation"[^>]*maxlength="30"/);
     // "-1" and "100" are numbers: "Enter a number." told the partner nothing to fix
     const refused = await browser.post('/console', {
       _csrf: csrfOf(form)!,
@@ -410,6 +426,45 @@ describe('console and operator pages', () => {
     assert.doesNotMatch(refused.body, /Enter a number/);
     assert.match(refused.body, /id="f-cancellation" name="cancellation" value="-1"/);
     assert.match(refused.body, /id="f-commission" name="commission" value="100"/);
+  });
+
+  test('a refused configuration: a summary at the top, focused without script, each error a link to its field', async () => {
+    const { browser } = await signedInPartner();
+    const form = (await browser.get('/console')).body;
+    assert.doesNotMatch(form, /id="error-summary"/, 'no summary on a form opened as saved');
+    const refused = await browser.post('/console', {
+      _csrf: csrfOf(form)!,
+      version: /name="version" value="(\d+)"/.exec(form)![1]!,
+      formula: 'delay_and_cancellation',
+      tier_minutes_0: '120',
+      tier_amount_0: '50',
+      tier_minutes_1: '180',
+      tier_amount_1: 'x',
+      cancellation: '-1',
+      commission: '100',
+    });
+    assert.equal(refused.statusCode, 422);
+    const summary = /<div class="alert" role="alert" id="error-summary" tabindex="-1" autofocus>([\s\S]*?)<\/div>/.exec(
+      refused.body,
+    )?.[1];
+    assert.ok(summary, 'a focused summary of the refused fields');
+    const links = [...summary.matchAll(/<li><a href="#(f-[a-z_0-9]+)">([^<]+)<\/a><\/li>/g)].map((m) => [m[1], m[2]]);
+    // in the form's order, each named by its label: five tiers share their messages
+    assert.deepEqual(links, [
+      ['f-tier_amount_1', 'Tier 2 — Compensation (EUR): Enter an amount between €10.00 and €500.00.'],
+      ['f-cancellation', 'Cancellation compensation (EUR): Enter an amount between €10.00 and €500.00.'],
+      ['f-commission', 'Commission rate (%): Enter a rate between 0 % and 30 %.'],
+    ]);
+    // each link's target exists, tied to its label, and describes its error
+    for (const [id] of links) {
+      assert.match(refused.body, new RegExp(`<label for="${id}">`));
+      assert.match(
+        refused.body,
+        new RegExp(`<input id="${id}"[^>]*aria-invalid="true" aria-describedby="${id}-error"`),
+      );
+      assert.match(refused.body, new RegExp(`<p class="error" id="${id}-error">`));
+    }
+    assert.equal(refused.body.match(/autofocus/g)?.length, 1, 'one element has the focus');
   });
 
   test('pages speak French after the language switch', async () => {

@@ -140,6 +140,29 @@ describe('money reports in the consoles', () => {
     assert.match(later.body, /<strong id="total-subscriptions">0<\/strong>/);
     const reversed = await browser.get(`/console/dashboard?env=sandbox&from=${today()}&to=${dayAfter(-3)}`);
     assert.equal(reversed.statusCode, 422);
+    // refused on the dashboard itself, not a bare message page: the dates as typed, the error next to its
+    // field and tied to it, the focus there, the figures those of the last 30 days
+    assert.match(reversed.body, new RegExp(`<input id="d-from" type="date" name="from" value="${today()}">`));
+    assert.match(
+      reversed.body,
+      new RegExp(
+        `<input id="d-to" type="date" name="to" value="${dayAfter(-3)}" aria-invalid="true" aria-describedby="d-to-error" autofocus><p class="error" id="d-to-error">must not be before the first day</p>`,
+      ),
+    );
+    assert.match(reversed.body, /role="alert">Check the period below: the figures are those of the last 30 days/);
+    assert.match(reversed.body, /<strong id="total-subscriptions">2<\/strong>/);
+    // one day only was read as the last 30 days, silently: now each missing day is told
+    const fromOnly = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(1)}&to=`);
+    assert.equal(fromOnly.statusCode, 422);
+    assert.match(
+      fromOnly.body,
+      /<input id="d-to" type="date" name="to" value="" aria-invalid="true" aria-describedby="d-to-error" autofocus><p class="error" id="d-to-error">give both days, or neither for the last 30 days<\/p>/,
+    );
+    assert.doesNotMatch(fromOnly.body, /id="d-from-error"/);
+    const tooLong = await browser.get(`/console/dashboard?env=sandbox&from=2020-01-01&to=${today()}`);
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(tooLong.body, /id="d-to-error">the period is at most 366 days</);
+    assert.equal((await browser.get('/console/dashboard?env=sandbox&from=&to=')).statusCode, 200, 'neither: 30 days');
     // the operator's downloads are not the partner's
     assert.notEqual((await browser.get(`/admin/reports?partner=${partner.slug}`)).statusCode, 200);
   });
