@@ -12,6 +12,7 @@ import {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  smsAmount,
   type ClaimEvent,
   type ClaimSmsInput,
   type Language,
@@ -186,6 +187,22 @@ describe('claim SMS templates', () => {
     assert.equal(formatAmount(Number.MAX_SAFE_INTEGER, 'EUR', 'en'), '€90,071,992,547,409.91');
     assert.equal(formatAmount(5000, 'JPY', 'en'), 'JP¥5,000');
     assert.ok(isGsm7(formatAmount(123456789, 'EUR', 'fr')), 'no no-break spaces left');
+  });
+
+  it('an SMS writes a currency whose symbol GSM-7 lacks by its ISO code (₹ would make the message UCS-2), in every language', () => {
+    assert.equal(formatAmount(5000, 'INR', 'en'), '₹50.00', 'the symbol, as emails and the page show it');
+    assert.equal(smsAmount(5000, 'INR', 'en'), 'INR 50.00');
+    assert.equal(smsAmount(5000, 'INR', 'fr'), '50,00 INR');
+    assert.equal(smsAmount(5000, 'EUR', 'en'), '€50.00', 'a symbol GSM-7 has is kept');
+    assert.equal(smsAmount(5000, 'GBP', 'fr'), '50,00 £GB');
+    for (const currency of ['INR', 'TRY', 'PLN', 'CZK', 'UAH', 'ILS', 'KRW', 'THB', 'NGN', 'PHP', 'VND'])
+      for (const language of CUSTOMER_LANGUAGES) {
+        const amount = smsAmount(123456789, currency, language);
+        assert.ok(isGsm7(amount), `${currency} in ${language}: ${amount}`);
+        const sms = render(language, EVENTS.delayed!, { currency, amount: 123456789 });
+        assert.equal(sms.encoding, 'GSM-7', `${currency} in ${language}`);
+        assert.equal(sms.segments, 2, `${currency} in ${language}`);
+      }
   });
 
   it('Intl.NumberFormat formats a decimal string exactly (Node 20, NumberFormat v3)', () => {
