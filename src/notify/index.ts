@@ -8,6 +8,7 @@ export {
   sendQueuedSms,
   smsExists,
   smsRetryReason,
+  SmsDeferred,
 } from './sms/sms-queue.ts';
 export { SmsRejectedError, type SmsProvider } from './sms/sms.ts';
 export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
