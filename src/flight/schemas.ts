@@ -455,7 +455,8 @@ export const SubscribeRequest = Type.Object(
         phone: Type.String({
           pattern: '^\\+[1-9][0-9]{6,14}$',
           maxLength: 16,
-          description: 'Mobile phone in E.164 format: the claim SMS goes there.',
+          description:
+            'Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber calls a landline (FIXED_LINE; not FIXED_LINE_OR_MOBILE, as in the United States) is refused: 422 phone_not_mobile.',
           examples: ['+33612345678'],
         }),
         language: StringEnum(CUSTOMER_LANGUAGES, {
@@ -922,7 +923,8 @@ export const ContactChangeRequest = Type.Object(
       Type.String({
         pattern: '^\\+[1-9][0-9]{6,14}$',
         maxLength: 16,
-        description: 'New mobile phone in E.164 format: the next SMS goes there.',
+        description:
+          'New mobile phone in E.164 format: the next SMS goes there. A landline (libphonenumber FIXED_LINE) is refused: 422 phone_not_mobile.',
         examples: ['+33698765432'],
       }),
     ),

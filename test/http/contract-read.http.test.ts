@@ -535,6 +535,12 @@ describe('PATCH /contracts/{number}/customer — the customer changes phone, ema
     assert.equal(bad.body.errors[0].field, '/phone');
     const invalid = await patch(c.contractNumber, { phone: '+99912345678' }, a);
     assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
+    // a landline cannot get the SMS; a US number (fixed line or mobile: the plan does not tell) can
+    const landline = await patch(c.contractNumber, { phone: '+33123456789' }, a);
+    assert.equal(landline.status, 422);
+    assert.equal(landline.body.code, 'phone_not_mobile');
+    assert.equal(landline.body.errors[0].field, '/phone');
+    assert.equal((await patch(c.contractNumber, { phone: '+14155552345' }, a)).status, 200);
     assert.equal((await patch(c.contractNumber, {}, a)).status, 422);
     assert.equal((await patch(c.contractNumber, { language: 'xx' }, a)).status, 422);
     const theirs = await patch(c.contractNumber, { email: 'new@example.com' }, b);

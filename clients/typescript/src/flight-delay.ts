@@ -2250,7 +2250,7 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         /**
-                         * @description Mobile phone in E.164 format: the claim SMS goes there.
+                         * @description Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber calls a landline (FIXED_LINE; not FIXED_LINE_OR_MOBILE, as in the United States) is refused: 422 phone_not_mobile.
                          * @example +33612345678
                          */
                         phone: string;
@@ -2499,7 +2499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airline`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airline`, `phone_not_mobile`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4464,7 +4464,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description New mobile phone in E.164 format: the next SMS goes there.
+                     * @description New mobile phone in E.164 format: the next SMS goes there. A landline (libphonenumber FIXED_LINE) is refused: 422 phone_not_mobile.
                      * @example +33698765432
                      */
                     phone?: string;
@@ -4684,7 +4684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `phone_not_mobile`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
