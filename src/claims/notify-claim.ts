@@ -10,6 +10,7 @@ import {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  renderExpiredSms,
   messageKind,
   smsExists,
   SmsRejectedError,
@@ -31,7 +32,7 @@ import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 export interface NotifyJob {
   claimId: string;
   /** Default `opened`. */
-  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid' | 'voided';
+  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid' | 'voided' | 'expired';
   /**
    * For `payment_failed`: the payout attempt that failed (one message per failed attempt); for
    * `paid`: the attempt paid (a receipt per attempt: a transfer returned, then paid again on new
@@ -62,6 +63,7 @@ const ACTIONS: Record<NotifyKind, string> = {
   paid: 'payment_receipt_sent',
   resend: 'bank_details_link_resent',
   voided: 'claim_voided_sent',
+  expired: 'claim_expired_sent',
 };
 
 /**
@@ -77,7 +79,9 @@ const ACTIONS: Record<NotifyKind, string> = {
  *   yet: a new link (the old one takes no more details) until the same due date, `reminded_due_at`, the SMS;
  * - `paid`: the receipt (the amount, the account's last four digits), no link;
  * - `voided`: the claim desk voided a claim whose customer had been texted a link (`markClaimVoided`):
- *   it is withdrawn and will not be paid, no link, never the desk's reason (internal free text).
+ *   it is withdrawn and will not be paid, no link, never the desk's reason (internal free text);
+ * - `expired`: the claim expired without bank details (`expireClaims`): not paid, the seller to ask;
+ *   no link, SMS only, once (`claim:<id>:expired`).
  *
  * One transaction, so a retry after a crash finds either nothing done or everything done. Sandbox and
  * preproduction messages go to the SQL outbox the partner can read; production messages are queued
@@ -117,6 +121,7 @@ export async function notifyClaimIn(
   if (kind === 'payment_failed' && row.status !== 'failed') return 'skipped';
   if (kind === 'paid' && row.status !== 'paid') return 'skipped';
   if (kind === 'voided' && row.status !== 'voided') return 'skipped';
+  if (kind === 'expired' && row.status !== 'expired') return 'skipped';
   if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
   if (kind === 'resend' && row.status !== 'awaiting_bank_details' && row.status !== 'failed') return 'skipped';
   // a resend queued by a contact change finds a claim past due (about to expire): no link for it
@@ -135,6 +140,8 @@ export async function notifyClaimIn(
     ({ body, segments } = sms);
   } else if (kind === 'voided') {
     ({ body, segments } = renderVoidedSms(wordsOf(row, deps)));
+  } else if (kind === 'expired') {
+    ({ body, segments } = renderExpiredSms(wordsOf(row, deps)));
   } else {
     dueAt =
       kind === 'opened' || !row.bank_details_due_at
@@ -208,6 +215,8 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob |
       return `claim:${row.id}:reminder:${row.bank_details_due_at?.getTime() ?? 0}`;
     case 'voided':
       return `claim:${row.id}:voided`;
+    case 'expired':
+      return `claim:${row.id}:expired`;
     case 'paid': {
       // the first attempt keeps the key it always had (receipts queued before attempts were counted)
       const attempt = 'attempt' in job ? (job.attempt ?? 1) : 1;

@@ -21,6 +21,7 @@ export {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  renderExpiredSms,
   type ClaimEvent,
   type ClaimSms,
 } from './sms/templates.ts';

@@ -12,6 +12,7 @@ import {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  renderExpiredSms,
   smsAmount,
   type ClaimEvent,
   type ClaimSmsInput,
@@ -117,6 +118,37 @@ describe('claim SMS templates', () => {
       assert.equal(sms.encoding, 'GSM-7', `${language}: ${sms.body}`);
       assert.ok(sms.segments <= 2, `${language}: ${sms.units} septets`);
     }
+  });
+
+  it('an expired claim: not paid, whom to ask, no link; GSM-7 within two segments in every language, the longest case', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const sms = renderExpiredSms({
+        language,
+        ...NAMES,
+        brand: 'B'.repeat(20),
+        flightNumber: 'U21234',
+        departureDate: '2025-03-12',
+        amount: 123456789,
+        currency: 'EUR',
+      });
+      assert.equal(sms.link, null);
+      assert.ok(sms.body.includes('U21234') && !/http/.test(sms.body), `${language}: ${sms.body}`);
+      assert.equal(sms.encoding, 'GSM-7', `${language}: ${sms.body}`);
+      assert.ok(sms.segments <= 2, `${language}: ${sms.units} septets`);
+    }
+    const en = renderExpiredSms({
+      language: 'en',
+      ...NAMES,
+      flightNumber: 'AF1234',
+      departureDate: '2025-03-12',
+      amount: 5000,
+      currency: 'EUR',
+    });
+    console.log(`expired, en: ${en.units} septets`);
+    assert.equal(
+      en.body,
+      'SkyFly (insured by Parasol): your €50.00 for flight AF1234 of 12 Mar 2025 has expired: no bank details were given by the due date, so it will not be paid. For any question, contact the seller of your insurance.',
+    );
   });
 
   it('spells a brand or an insurer with letters GSM-7 lacks in GSM-7, so one "ô" does not make every message UCS-2', () => {

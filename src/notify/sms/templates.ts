@@ -131,6 +131,18 @@ export function renderVoidedSms(input: VoidedSmsInput): Omit<ClaimSms, 'link'> &
   return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
 }
 
+export type ExpiredSmsInput = Omit<PaidSmsInput, 'ibanLast4'>;
+
+/** The claim expired without bank details (its due date passed): not paid, the seller to ask; no link. */
+export function renderExpiredSms(input: ExpiredSmsInput): Omit<ClaimSms, 'link'> & { readonly link: null } {
+  const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
+  const date = formatDepartureDate(input.departureDate, input.language);
+  const amount = smsAmount(input.amount, input.currency, input.language);
+  const body = customerWords(input.language).sms.expired({ ...names(input), flight, date, amount });
+  const length = smsLength(body);
+  return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
+}
+
 /** What happened to the flight, in the words the customer's page uses too. */
 function eventText(event: ClaimEvent, language: Language): string {
   const words = customerWords(language).flightEvent;
