@@ -12,6 +12,7 @@ import {
   renderVoidedSms,
   renderExpiredSms,
   messageKind,
+  nextSendableAt,
   smsExists,
   SmsRejectedError,
   SqlOutboxStore,
@@ -20,7 +21,7 @@ import {
 import { audit } from '../platform/audit.ts';
 import { decrypt, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db, Executor } from '../platform/db.ts';
-import type { Insurer } from '../platform/config.ts';
+import type { Insurer, QuietHours } from '../platform/config.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
 import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
@@ -49,6 +50,11 @@ export interface NotifyDeps {
   bankDetailsDays: number;
   /** Named in every message (config.insurer). */
   insurer: Insurer;
+  /**
+   * The customer's local hours when a reminder or the expiry notice waits (config.smsQuietHours);
+   * absent or null: sent at any hour.
+   */
+  quietHours?: QuietHours | null | undefined;
   now: () => Date;
 }
 
@@ -129,6 +135,23 @@ export async function notifyClaimIn(
     return 'skipped';
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
+  // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim
+  // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile
+  if (kind === 'reminder' || kind === 'expired') {
+    const phone = decrypt(deps.keys.encryption, row.customer_phone_enc);
+    const later = nextSendableAt(phone, now, deps.quietHours);
+    if (later) {
+      if (kind === 'reminder') await repo.deferReminder(trx, row.id, later);
+      else
+        await deps.jobs.send(
+          'claims_notify',
+          { claimId: row.id, kind: 'expired' },
+          // pg-boss reads the real clock: the same wait from it
+          { trx, startAfter: new Date(Date.now() + (later.getTime() - now.getTime())) },
+        );
+      return 'skipped';
+    }
+  }
 
   let body: string;
   let link: string | null = null;

@@ -171,6 +171,7 @@ export function claimsCommands(kit: CommandKit): void {
         bankDetailsDays: config.bankDetailsDays,
         insurer: config.insurer,
         reminderDays: config.bankDetailsReminderDays,
+        quietHours: config.smsQuietHours,
         now: () => new Date(),
       });
       return { data: { reminded }, lines: [reminded ? `Reminded ${reminded} customer(s).` : 'No claim to remind.'] };

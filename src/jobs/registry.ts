@@ -113,6 +113,7 @@ export interface WorkerContext {
     | 'publicUrl'
     | 'bankDetailsDays'
     | 'bankDetailsReminderDays'
+    | 'smsQuietHours'
     | 'twilio'
     | 'smtp'
     | 'webhooksAllowPrivate'
@@ -205,6 +206,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         publicUrl: rt.config.publicUrl,
         bankDetailsDays: rt.config.bankDetailsDays,
         insurer: rt.config.insurer,
+        quietHours: rt.config.smsQuietHours,
         now: rt.now,
       };
       return async (job) => {
@@ -460,6 +462,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         bankDetailsDays: rt.config.bankDetailsDays,
         insurer: rt.config.insurer,
         reminderDays: rt.config.bankDetailsReminderDays,
+        quietHours: rt.config.smsQuietHours,
         now: rt.now,
       });
       if (reminded > 0) {

@@ -12,6 +12,7 @@ export {
 } from './sms/sms-queue.ts';
 export { SmsRejectedError, type SmsProvider } from './sms/sms.ts';
 export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
+export { nextSendableAt, phoneTimeZones } from './sms/quiet-hours.ts';
 export {
   formatAmount,
   formatDelay,
