@@ -35,6 +35,30 @@ describe('quiet hours: the time zone of the phone number’s country', () => {
     assert.equal(nextSendableAt(us, at!, QUIET), null);
   });
 
+  it('a US number at night: a formatter per zone at most, made once (not one per zone per 15 minutes)', () => {
+    const us = '+12125552345';
+    const Original = Intl.DateTimeFormat;
+    let created = 0;
+    const Counting = function (this: unknown, ...args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
+      created++;
+      return new Original(...args);
+    } as unknown as typeof Intl.DateTimeFormat;
+    Intl.DateTimeFormat = Counting;
+    try {
+      // 15 Jan 2026, 06:00 UTC: 01:00 in New York, 20:00 the day before in Honolulu
+      assert.notEqual(nextSendableAt(us, new Date('2026-01-15T06:00:00Z'), QUIET), null);
+      assert.notEqual(nextSendableAt(us, new Date('2026-07-15T05:00:00Z'), QUIET), null);
+    } finally {
+      Intl.DateTimeFormat = Original;
+    }
+    assert.ok(created <= phoneTimeZones(us).length, `${created} formatters for ${phoneTimeZones(us).length} zones`);
+  });
+
+  it('Kosovo (XK, no zone in ICU): Belgrade’s time', () => {
+    assert.deepEqual(phoneTimeZones('+38343201234'), ['Europe/Belgrade']);
+    assert.notEqual(nextSendableAt('+38343201234', new Date('2026-01-15T22:00:00Z'), QUIET), null);
+  });
+
   it('no quiet hours, or a number of no known country: now', () => {
     assert.equal(nextSendableAt(PARIS, new Date('2026-01-15T22:00:00Z'), null), null);
     assert.equal(nextSendableAt('+99912345678', new Date('2026-01-15T22:00:00Z'), QUIET), null);

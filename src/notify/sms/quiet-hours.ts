@@ -18,7 +18,11 @@ export type { QuietHours };
 
 /** Every 15 minutes over a day, for the next instant outside the quiet hours. */
 const STEP_MS = 15 * 60_000;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+
+/** Regions ICU lists no zone for: Kosovo (XK, a user-assigned code) lives on Belgrade's time. */
+const ZONES_OF_UNLISTED_REGION: Readonly<Record<string, readonly string[]>> = { XK: ['Europe/Belgrade'] };
 
 const zonesByCountry = new Map<string, readonly string[]>();
 
@@ -33,18 +37,68 @@ export function phoneTimeZones(phone: string): readonly string[] {
       getTimeZones?: () => string[];
     };
     zones = locale.getTimeZones?.() ?? locale.timeZones ?? [];
+    if (zones.length === 0) zones = ZONES_OF_UNLISTED_REGION[country] ?? [];
     zonesByCountry.set(country, zones);
   }
   return zones;
 }
 
-function localHour(instant: Date, timeZone: string): number {
-  const hour = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone }).format(instant);
-  return Number(hour);
+/** One formatter per zone for the life of the process: creating one costs far more than using it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at `instant`, in ms (to the minute). */
+function offsetMs(instant: number, timeZone: string): number {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+    formatters.set(timeZone, format);
+  }
+  const part: Record<string, number> = {};
+  for (const p of format.formatToParts(instant)) if (p.type !== 'literal') part[p.type] = Number(p.value);
+  const local = Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!);
+  return local - Math.floor(instant / 60_000) * 60_000;
 }
 
 function isQuiet(hour: number, q: QuietHours): boolean {
   return q.from > q.to ? hour >= q.from || hour < q.to : hour >= q.from && hour < q.to;
+}
+
+/**
+ * The country's zones as their distinct offsets over the day searched: zones with the same offset at
+ * `now` and a day later share their hours (a country's zones change clocks at the same local hour), so
+ * the United States' 29 zones are 6 or so; `zones` counts the zones of each, for "most of them awake".
+ */
+interface OffsetGroup {
+  zone: string;
+  zones: number;
+  /** The offset over the whole day, or undefined when it changes (summer time) and is read per instant. */
+  fixed: number | undefined;
+}
+
+function offsetGroups(zones: readonly string[], now: number): OffsetGroup[] {
+  const groups = new Map<string, OffsetGroup>();
+  for (const zone of zones) {
+    const start = offsetMs(now, zone);
+    const end = offsetMs(now + DAY_MS, zone);
+    const key = `${start}/${end}`;
+    const group = groups.get(key);
+    if (group) group.zones++;
+    else groups.set(key, { zone, zones: 1, fixed: start === end ? start : undefined });
+  }
+  return [...groups.values()];
+}
+
+function localHour(instant: number, group: OffsetGroup): number {
+  const local = instant + (group.fixed ?? offsetMs(instant, group.zone));
+  return Math.floor((((local % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS);
 }
 
 /**
@@ -56,16 +110,17 @@ export function nextSendableAt(phone: string, now: Date, quiet: QuietHours | nul
   if (!quiet) return null;
   const zones = phoneTimeZones(phone);
   if (zones.length === 0) return null;
-  const awake = (at: Date) => zones.filter((z) => !isQuiet(localHour(at, z), quiet)).length;
-  const awakeNow = awake(now);
+  const groups = offsetGroups(zones, now.getTime());
+  const awake = (at: number) => groups.reduce((n, g) => (isQuiet(localHour(at, g), quiet) ? n : n + g.zones), 0);
+  const awakeNow = awake(now.getTime());
   if (awakeNow === zones.length) return null;
-  let best: { at: Date; awake: number } | null = null;
+  let best: { at: number; awake: number } | null = null;
+  // 97 steps over a handful of offsets, by arithmetic (a formatter only for an offset that changes)
   for (let t = Math.ceil(now.getTime() / STEP_MS) * STEP_MS; t <= now.getTime() + DAY_MS; t += STEP_MS) {
-    const at = new Date(t);
-    const n = awake(at);
-    if (n === zones.length) return at;
-    if (!best || n > best.awake) best = { at, awake: n };
+    const n = awake(t);
+    if (n === zones.length) return new Date(t);
+    if (!best || n > best.awake) best = { at: t, awake: n };
   }
   // zones that never share a daytime hour: now, if no later hour has more of them awake
-  return best && best.awake > awakeNow ? best.at : null;
+  return best && best.awake > awakeNow ? new Date(best.at) : null;
 }
