@@ -50,13 +50,14 @@ export async function changeContact(
           },
         ],
       });
-    // a landline never gets the claim SMS; a contract that has one keeps it until changed
-    const landline = landlineError(change.phone, '/phone');
+    // the same number sent again (a client that PATCHes the whole contact) is no new phone
+    newPhone = decrypt(deps.keys.encryption, row.customer_phone_enc) !== change.phone;
+    // a number the SMS cannot reach is refused as a new phone; a contract that has one keeps it until
+    // changed, so the whole contact sent again with that old number is no error
+    const landline = newPhone ? landlineError(change.phone, '/phone') : undefined;
     if (landline) throw phoneNotMobile(landline);
     set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
     changed.push('phone');
-    // the same number sent again (a client that PATCHes the whole contact) is no new phone
-    newPhone = decrypt(deps.keys.encryption, row.customer_phone_enc) !== change.phone;
   }
   if (change.email !== undefined) {
     set.customer_email_enc = encrypt(deps.keys.encryption, change.email.trim().toLowerCase());
