@@ -346,11 +346,25 @@ test('Twilio’s Retry-After (429) defers the next send by it: a job queued to s
     .select(['status', 'attempts', 'locked_until'])
     .where('id', '=', smsId)
     .executeTakeFirstOrThrow();
-  assert.deepEqual(
-    [row.status, Number(row.attempts), row.locked_until],
-    ['queued', 0, null],
-    'given back, not used up',
-  );
+  assert.deepEqual([row.status, Number(row.attempts)], ['queued', 0], 'given back, not used up');
+  // held until the deferred job starts (one instant): the sms_requeue sweep does not start a second chain
+  assert.equal(row.locked_until?.getTime(), sent[0]!.startAfter!.getTime(), 'held until the next send starts');
+  let swept: unknown[] = [];
+  const sweep = { sendMany: async (_name: string, payloads: unknown[]) => void (swept = payloads) };
+  const sweepTakes = async () => {
+    await requeueStaleSms({ db, jobs: sweep as unknown as JobQueue }, 0);
+    return swept.some((p) => (p as { smsId: string }).smsId === smsId);
+  };
+  assert.equal(await sweepTakes(), false, 'the sweep skips a deferred message');
+  // once its time has come (here: moved back), the sweep takes it again if its job did not
+  const due = () =>
+    db
+      .updateTable('sms_messages')
+      .set({ locked_until: new Date(Date.now() - 1_000) })
+      .where('id', '=', smsId)
+      .execute();
+  await due();
+  assert.equal(await sweepTakes(), true, 'and takes it after');
 
   // a Retry-After of a day is capped: the message is tried again within SMS_RETRY_AFTER_MAX_MS
   fake.override = tooMany('86400');
@@ -360,6 +374,7 @@ test('Twilio’s Retry-After (429) defers the next send by it: a job queued to s
   assert.deepEqual(sent[1]!.data, { smsId, deferrals: 2 });
 
   // deferred too often in a row: the queue's back-off again (the job throws), no job queued
+  await due();
   await assert.rejects(
     JOBS.sms_send.handler(rt)({ id: 'j3', data: { smsId, deferrals: SMS_MAX_DEFERRALS } } as never),
     SmsRetryableError,
@@ -367,6 +382,7 @@ test('Twilio’s Retry-After (429) defers the next send by it: a job queued to s
   assert.equal(sent.length, 2);
 
   fake.override = null;
+  await due();
   await JOBS.sms_send.handler(rt)({ id: 'j4', data: { smsId, deferrals: 2 } } as never);
   assert.equal(fake.messages.length, 1, 'texted once Twilio takes it');
 });

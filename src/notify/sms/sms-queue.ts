@@ -194,14 +194,13 @@ export async function sendQueuedSms(
     const jobs = deps.jobs;
     if (jobs && retryAfterMs !== undefined && deferrals < SMS_MAX_DEFERRALS) {
       // the provider said when: the next send starts then, in the transaction that gives the lease back
+      // the message is held (its lease) until then, the same instant by the same clock, so the
+      // sms_requeue sweep does not start a second chain of sends meanwhile
       const delayMs = deferralDelayMs(retryAfterMs, deferrals);
+      const startAfter = new Date(Date.now() + delayMs);
       await deps.db.transaction().execute(async (trx) => {
-        await repo.releaseSms(trx, smsId, message, { notSent });
-        await jobs.send(
-          'sms_send',
-          { smsId, deferrals: deferrals + 1 },
-          { trx, startAfter: new Date(Date.now() + delayMs) },
-        );
+        await repo.releaseSms(trx, smsId, message, { notSent, holdUntil: startAfter });
+        await jobs.send('sms_send', { smsId, deferrals: deferrals + 1 }, { trx, startAfter });
       });
       throw new SmsDeferred((error as SmsRetryableError).reason, delayMs);
     }
