@@ -62,6 +62,9 @@ type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
 type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
 
 /** The audit action of each message. */
+/** A reminder is not held by the quiet hours past its due date less this: it is sent at night instead. */
+export const REMINDER_DUE_MARGIN_MS = 3_600_000;
+
 const ACTIONS: Record<NotifyKind, string> = {
   opened: 'awaiting_bank_details',
   payment_failed: 'new_bank_details_requested',
@@ -139,7 +142,10 @@ export async function notifyClaimIn(
   // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile
   if (kind === 'reminder' || kind === 'expired') {
     const phone = decrypt(deps.keys.encryption, row.customer_phone_enc);
-    const later = nextSendableAt(phone, now, deps.quietHours);
+    let later = nextSendableAt(phone, now, deps.quietHours);
+    // a reminder held past (or too near) its due date would remind of nothing: it goes now, at night
+    const due = kind === 'reminder' ? row.bank_details_due_at : null;
+    if (later && due && later.getTime() >= due.getTime() - REMINDER_DUE_MARGIN_MS) later = null;
     if (later) {
       if (kind === 'reminder') await repo.deferReminder(trx, row.id, later);
       else

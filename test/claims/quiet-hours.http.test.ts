@@ -84,6 +84,24 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     assert.match(messages[1]!.body, /still waits for your bank details|attendent votre RIB/);
   });
 
+  it('a reminder whose morning would come too near its due date (an hour) is sent at night', async () => {
+    const { c, id, dueAt } = await openClaim();
+    // due at 02:30 in Paris: the reminder scan at 00:30 cannot wait for 08:00
+    const due = new Date(atParisHour(new Date(dueAt.getTime() - 86_400_000), 2).getTime() + 30 * 60_000);
+    await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', id).execute();
+    const night = new Date(due.getTime() - 2 * 3_600_000);
+    assert.equal(parisHour(night), 0);
+    assert.equal(await remindClaims(deps(night)), 1, 'sent now');
+    const row = await t.db
+      .selectFrom('claims')
+      .select(['remind_not_before', 'reminded_due_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.remind_not_before, null);
+    assert.equal(row.reminded_due_at?.getTime(), due.getTime());
+    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 2);
+  });
+
   it('an expiry notice due at night is queued again for the morning, then sent', async () => {
     const { c, id, dueAt } = await openClaim();
     const night = atParisHour(dueAt, 2);
@@ -93,10 +111,10 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     await t.db.deleteFrom('sms_outbox').where('idempotency_key', '=', `claim:${id}:expired`).execute();
 
     const queued: { startAfter?: Date }[] = [];
-    const jobs = {
-      ...t.app.parasol.jobs,
+    // the queue itself, its send recorded (a class instance: its methods are on its prototype)
+    const jobs = Object.assign(Object.create(t.app.parasol.jobs) as typeof t.app.parasol.jobs, {
       send: async (_name: string, _data: unknown, o: { startAfter?: Date }) => void queued.push(o),
-    } as unknown as typeof t.app.parasol.jobs;
+    });
     const started = Date.now();
     assert.equal(await notifyClaim({ ...deps(night), jobs }, { claimId: id, kind: 'expired' }), 'skipped');
     assert.equal(queued.length, 1, 'its job queued again');
