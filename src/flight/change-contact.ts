@@ -6,7 +6,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
 import { resendLinksToNewPhone } from '../claims/index.ts';
 import * as contracts from './contracts-repo.ts';
-import { landlineError, phoneNotMobile } from './customer-phone.ts';
+import { landlineError, phoneNotMobile } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 
 export interface ContactChange {

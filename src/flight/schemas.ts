@@ -456,7 +456,7 @@ export const SubscribeRequest = Type.Object(
           pattern: '^\\+[1-9][0-9]{6,14}$',
           maxLength: 16,
           description:
-            'Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber calls a landline (FIXED_LINE; not FIXED_LINE_OR_MOBILE, as in the United States) is refused: 422 phone_not_mobile.',
+            'Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber gives a type that takes no SMS (FIXED_LINE, a landline — not FIXED_LINE_OR_MOBILE, as in the United States —, TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile.',
           examples: ['+33612345678'],
         }),
         language: StringEnum(CUSTOMER_LANGUAGES, {
@@ -924,7 +924,7 @@ export const ContactChangeRequest = Type.Object(
         pattern: '^\\+[1-9][0-9]{6,14}$',
         maxLength: 16,
         description:
-          'New mobile phone in E.164 format: the next SMS goes there. A landline (libphonenumber FIXED_LINE) is refused: 422 phone_not_mobile.',
+          "New mobile phone in E.164 format: the next SMS goes there. A new number of a type that takes no SMS (libphonenumber FIXED_LINE, a landline; TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile; the contract's own number sent again is not.",
         examples: ['+33698765432'],
       }),
     ),

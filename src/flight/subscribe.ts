@@ -20,7 +20,7 @@ import { reserveExposure } from '../limits/index.ts';
 import { canonicalBookingReference, openBookingReference, sealBookingReference } from './booking-reference.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
-import { landlineError, phoneNotMobile } from './customer-phone.ts';
+import { landlineError, phoneNotMobile } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { flyingAirline, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { normaliseFlightNumber } from '../reference/index.ts';

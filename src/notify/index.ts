@@ -70,3 +70,4 @@ export {
   type ReceiptEmailInput,
   type ReminderEmailInput,
 } from './email/customer-emails.ts';
+export { landlineError, notSmsType, phoneNotMobile } from './sms/customer-phone.ts';

@@ -541,6 +541,11 @@ describe('PATCH /contracts/{number}/customer — the customer changes phone, ema
     assert.equal(landline.status, 422);
     assert.equal(landline.body.code, 'phone_not_mobile');
     assert.equal(landline.body.errors[0].field, '/phone');
+    // nor a number of a type that takes no SMS: toll-free (0800), premium-rate…
+    const tollFree = await patch(c.contractNumber, { phone: '+33800123456' }, a);
+    assert.equal(tollFree.status, 422);
+    assert.equal(tollFree.body.code, 'phone_not_mobile');
+    assert.match(tollFree.body.errors[0].message, /cannot receive an SMS/);
     assert.equal((await patch(c.contractNumber, { phone: '+14155552345' }, a)).status, 200);
     // a contract sold with a landline before they were refused: its whole contact sent again is no error
     await t.db

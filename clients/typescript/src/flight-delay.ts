@@ -2250,7 +2250,7 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         /**
-                         * @description Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber calls a landline (FIXED_LINE; not FIXED_LINE_OR_MOBILE, as in the United States) is refused: 422 phone_not_mobile.
+                         * @description Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber gives a type that takes no SMS (FIXED_LINE, a landline — not FIXED_LINE_OR_MOBILE, as in the United States —, TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile.
                          * @example +33612345678
                          */
                         phone: string;
@@ -4464,7 +4464,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description New mobile phone in E.164 format: the next SMS goes there. A landline (libphonenumber FIXED_LINE) is refused: 422 phone_not_mobile.
+                     * @description New mobile phone in E.164 format: the next SMS goes there. A new number of a type that takes no SMS (libphonenumber FIXED_LINE, a landline; TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile; the contract's own number sent again is not.
                      * @example +33698765432
                      */
                     phone?: string;
