@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expireClaims, notifyClaim, remindClaims } from '../../src/claims/index.ts';
+import { expireClaims, heldReminders, notifyClaim, remindClaims } from '../../src/claims/index.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
 import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
@@ -58,7 +58,9 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
   it('a reminder at 23:00 Paris time waits until 08:00: no link replaced, no SMS; then sent once', async () => {
     const { c, id, dueAt } = await openClaim();
     const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
+    const heldBefore = await heldReminders(t.db, night);
     assert.equal(await remindClaims(deps(night)), 0, 'held');
+    assert.equal(await heldReminders(t.db, night), heldBefore + 1, 'counted as held (parasol claims remind says so)');
     const held = await t.db
       .selectFrom('claims')
       .select(['remind_not_before', 'reminded_due_at'])
