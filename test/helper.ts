@@ -233,6 +233,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // The scheduled SEPA batch would take, at the top of an hour, the pending payouts a test is about
     // to batch itself: off unless a test asks (test/payouts/sepa-schedule.db.test.ts).
     PARASOL_SEPA_BATCH_SCHEDULE: 'off',
+    // Quiet hours hold reminders and expiry notices at night where the customer lives (their phone's
+    // country): tests run at any hour, so off unless a test asks (test/claims/quiet-hours.http.test.ts).
+    PARASOL_SMS_QUIET_HOURS: 'off',
     ...overrides,
   });
 }

@@ -284,10 +284,32 @@ export async function findClaimsToRemind(db: Executor, now: Date, until: Date, l
     .where((eb) =>
       eb.or([eb('reminded_due_at', 'is', null), eb('reminded_due_at', '!=', eb.ref('bank_details_due_at'))]),
     )
+    // held by the customer's quiet hours until then (deferReminder)
+    .where((eb) => eb.or([eb('remind_not_before', 'is', null), eb('remind_not_before', '<=', now)]))
     .orderBy('bank_details_due_at')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Claims whose reminder is due but held by the customer's quiet hours at `now` (deferReminder). */
+export async function countHeldReminders(db: Executor, now: Date): Promise<number> {
+  const row = await db
+    .selectFrom('claims')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('status', 'in', ['awaiting_bank_details', 'failed'])
+    .where('bank_details_due_at', '>', now)
+    .where((eb) =>
+      eb.or([eb('reminded_due_at', 'is', null), eb('reminded_due_at', '!=', eb.ref('bank_details_due_at'))]),
+    )
+    .where('remind_not_before', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The reminder waits for the customer's morning: the scan skips the claim until `until`. */
+export async function deferReminder(trx: Executor, claimId: string, until: Date): Promise<void> {
+  await trx.updateTable('claims').set({ remind_not_before: until }).where('id', '=', claimId).execute();
 }
 
 /** The customer has been reminded of this due date (under the claim's lock, with the new link and the SMS) at `at`. */

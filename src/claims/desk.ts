@@ -1,3 +1,4 @@
+import { landlineError, phoneNotMobile } from '../notify/index.ts';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
@@ -272,7 +273,8 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
 }
 
 /**
- * Correct the phone number: checked like at subscription (E.164, a valid number), sealed on the
+ * Correct the phone number: checked like at subscription (E.164, a valid number, one that can receive
+ * an SMS: 422 phone_not_mobile for a landline…), sealed on the
  * contract; the messages written from then on go to it. The audit row says the phone changed and
  * why, never the number. Refused once the claim is settled (paid, expired: nothing more is sent).
  */
@@ -293,6 +295,9 @@ export async function correctClaimPhone(
         },
       ],
     });
+  // the same rule as at subscription: a number the SMS cannot reach (a landline…) is refused
+  const notMobile = landlineError(written, '/phone');
+  if (notMobile) throw phoneNotMobile(notMobile);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_phone');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };

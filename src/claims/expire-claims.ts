@@ -50,6 +50,12 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
           data: { bankDetailsDueAt: c.bankDetailsDueAt.toISOString() },
         })),
       );
+      // the customer is told, once (claims_notify of kind `expired`: not paid, whom to ask), after commit
+      await deps.jobs.sendMany(
+        'claims_notify',
+        claims.map((c) => ({ claimId: c.id, kind: 'expired' as const })),
+        { trx },
+      );
       await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))], now);
       await audit(trx, {
         actor: 'system',

@@ -10,7 +10,9 @@ import {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  renderExpiredSms,
   messageKind,
+  nextSendableAt,
   smsExists,
   SmsRejectedError,
   SqlOutboxStore,
@@ -19,7 +21,7 @@ import {
 import { audit } from '../platform/audit.ts';
 import { decrypt, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db, Executor } from '../platform/db.ts';
-import type { Insurer } from '../platform/config.ts';
+import type { Insurer, QuietHours } from '../platform/config.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
 import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
@@ -31,7 +33,7 @@ import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 export interface NotifyJob {
   claimId: string;
   /** Default `opened`. */
-  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid' | 'voided';
+  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid' | 'voided' | 'expired';
   /**
    * For `payment_failed`: the payout attempt that failed (one message per failed attempt); for
    * `paid`: the attempt paid (a receipt per attempt: a transfer returned, then paid again on new
@@ -48,6 +50,11 @@ export interface NotifyDeps {
   bankDetailsDays: number;
   /** Named in every message (config.insurer). */
   insurer: Insurer;
+  /**
+   * The customer's local hours when a reminder or the expiry notice waits (config.smsQuietHours);
+   * absent or null: sent at any hour.
+   */
+  quietHours?: QuietHours | null | undefined;
   now: () => Date;
 }
 
@@ -55,6 +62,9 @@ type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
 type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
 
 /** The audit action of each message. */
+/** A reminder is not held by the quiet hours past its due date less this: it is sent at night instead. */
+export const REMINDER_DUE_MARGIN_MS = 3_600_000;
+
 const ACTIONS: Record<NotifyKind, string> = {
   opened: 'awaiting_bank_details',
   payment_failed: 'new_bank_details_requested',
@@ -62,6 +72,7 @@ const ACTIONS: Record<NotifyKind, string> = {
   paid: 'payment_receipt_sent',
   resend: 'bank_details_link_resent',
   voided: 'claim_voided_sent',
+  expired: 'claim_expired_sent',
 };
 
 /**
@@ -77,7 +88,9 @@ const ACTIONS: Record<NotifyKind, string> = {
  *   yet: a new link (the old one takes no more details) until the same due date, `reminded_due_at`, the SMS;
  * - `paid`: the receipt (the amount, the account's last four digits), no link;
  * - `voided`: the claim desk voided a claim whose customer had been texted a link (`markClaimVoided`):
- *   it is withdrawn and will not be paid, no link, never the desk's reason (internal free text).
+ *   it is withdrawn and will not be paid, no link, never the desk's reason (internal free text);
+ * - `expired`: the claim expired without bank details (`expireClaims`): not paid, the seller to ask;
+ *   no link, SMS only, once (`claim:<id>:expired`).
  *
  * One transaction, so a retry after a crash finds either nothing done or everything done. Sandbox and
  * preproduction messages go to the SQL outbox the partner can read; production messages are queued
@@ -117,6 +130,7 @@ export async function notifyClaimIn(
   if (kind === 'payment_failed' && row.status !== 'failed') return 'skipped';
   if (kind === 'paid' && row.status !== 'paid') return 'skipped';
   if (kind === 'voided' && row.status !== 'voided') return 'skipped';
+  if (kind === 'expired' && row.status !== 'expired') return 'skipped';
   if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
   if (kind === 'resend' && row.status !== 'awaiting_bank_details' && row.status !== 'failed') return 'skipped';
   // a resend queued by a contact change finds a claim past due (about to expire): no link for it
@@ -124,6 +138,26 @@ export async function notifyClaimIn(
     return 'skipped';
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
+  // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim
+  // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile
+  if (kind === 'reminder' || kind === 'expired') {
+    const phone = decrypt(deps.keys.encryption, row.customer_phone_enc);
+    let later = nextSendableAt(phone, now, deps.quietHours);
+    // a reminder held past (or too near) its due date would remind of nothing: it goes now, at night
+    const due = kind === 'reminder' ? row.bank_details_due_at : null;
+    if (later && due && later.getTime() >= due.getTime() - REMINDER_DUE_MARGIN_MS) later = null;
+    if (later) {
+      if (kind === 'reminder') await repo.deferReminder(trx, row.id, later);
+      else
+        await deps.jobs.send(
+          'claims_notify',
+          { claimId: row.id, kind: 'expired' },
+          // pg-boss reads the real clock: the same wait from it
+          { trx, startAfter: new Date(Date.now() + (later.getTime() - now.getTime())) },
+        );
+      return 'skipped';
+    }
+  }
 
   let body: string;
   let link: string | null = null;
@@ -135,6 +169,8 @@ export async function notifyClaimIn(
     ({ body, segments } = sms);
   } else if (kind === 'voided') {
     ({ body, segments } = renderVoidedSms(wordsOf(row, deps)));
+  } else if (kind === 'expired') {
+    ({ body, segments } = renderExpiredSms(wordsOf(row, deps)));
   } else {
     dueAt =
       kind === 'opened' || !row.bank_details_due_at
@@ -208,6 +244,8 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob |
       return `claim:${row.id}:reminder:${row.bank_details_due_at?.getTime() ?? 0}`;
     case 'voided':
       return `claim:${row.id}:voided`;
+    case 'expired':
+      return `claim:${row.id}:expired`;
     case 'paid': {
       // the first attempt keeps the key it always had (receipts queued before attempts were counted)
       const attempt = 'attempt' in job ? (job.attempt ?? 1) : 1;

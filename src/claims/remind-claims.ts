@@ -1,4 +1,5 @@
-import { findClaimsToRemind } from './claims-repo.ts';
+import { countHeldReminders, findClaimsToRemind } from './claims-repo.ts';
+import type { Db } from '../platform/db.ts';
 import { notifyClaim, type NotifyDeps } from './notify-claim.ts';
 
 export interface RemindDeps extends NotifyDeps {
@@ -32,4 +33,9 @@ export async function remindClaims(deps: RemindDeps): Promise<number> {
   if (failures.length > 0)
     throw new AggregateError(failures, `${failures.length} of ${ids.length} claim reminders failed (${sent} sent)`);
   return sent;
+}
+
+/** How many reminders are held until the customer's morning (quiet hours) at `now`: `parasol claims remind` says so. */
+export function heldReminders(db: Db, now: Date): Promise<number> {
+  return countHeldReminders(db, now);
 }

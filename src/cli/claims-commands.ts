@@ -10,6 +10,7 @@ import {
   requeueNeverNotified,
   findClaimForDesk,
   operatorClaimsPage,
+  heldReminders,
   remindClaims,
   resendClaimLink,
   type ClaimEvidence,
@@ -171,9 +172,14 @@ export function claimsCommands(kit: CommandKit): void {
         bankDetailsDays: config.bankDetailsDays,
         insurer: config.insurer,
         reminderDays: config.bankDetailsReminderDays,
+        quietHours: config.smsQuietHours,
         now: () => new Date(),
       });
-      return { data: { reminded }, lines: [reminded ? `Reminded ${reminded} customer(s).` : 'No claim to remind.'] };
+      // at night, reminders held by the customers' quiet hours: said, not silently left out
+      const held = await heldReminders(db, new Date());
+      const lines = [reminded ? `Reminded ${reminded} customer(s).` : 'No claim to remind.'];
+      if (held) lines.push(`${held} reminder(s) held until the customer's morning (quiet hours).`);
+      return { data: { reminded, held }, lines };
     }),
   );
 

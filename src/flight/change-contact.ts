@@ -6,6 +6,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
 import { resendLinksToNewPhone } from '../claims/index.ts';
 import * as contracts from './contracts-repo.ts';
+import { landlineError, phoneNotMobile } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 
 export interface ContactChange {
@@ -18,7 +19,7 @@ export interface ContactChange {
  * PATCH /contracts/{number}/customer: the customer's new phone, email or language. The messages sent
  * from then on use them (the SMS job reads the contract's contact when it sends). Sealed like at
  * subscription; the audit row names the fields changed, never their values. A cancelled contract
- * has nothing left to send: 409 contract_cancelled.
+ * has nothing left to send: 409 contract_cancelled. A landline: 422 phone_not_mobile.
  */
 export async function changeContact(
   deps: FlightDeps,
@@ -49,10 +50,14 @@ export async function changeContact(
           },
         ],
       });
-    set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
-    changed.push('phone');
     // the same number sent again (a client that PATCHes the whole contact) is no new phone
     newPhone = decrypt(deps.keys.encryption, row.customer_phone_enc) !== change.phone;
+    // a number the SMS cannot reach is refused as a new phone; a contract that has one keeps it until
+    // changed, so the whole contact sent again with that old number is no error
+    const landline = newPhone ? landlineError(change.phone, '/phone') : undefined;
+    if (landline) throw phoneNotMobile(landline);
+    set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
+    changed.push('phone');
   }
   if (change.email !== undefined) {
     set.customer_email_enc = encrypt(deps.keys.encryption, change.email.trim().toLowerCase());

@@ -130,6 +130,7 @@ export function flightDelayRoutes(
               'flights_mismatch',
               'documents_version_mismatch',
               'unknown_airline',
+              'phone_not_mobile',
             ],
           }),
         },
@@ -267,7 +268,11 @@ export function flightDelayRoutes(
         body: S.ContactChangeRequest,
         response: {
           200: withExample(S.ContactChangeResponse, EX.changeContact),
-          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_cancelled'] }),
+          ...problemResponses({
+            404: ['contract_not_found'],
+            409: ['contract_cancelled'],
+            422: ['phone_not_mobile'],
+          }),
         },
       },
       handler: async (request, reply) =>

@@ -455,7 +455,8 @@ export const SubscribeRequest = Type.Object(
         phone: Type.String({
           pattern: '^\\+[1-9][0-9]{6,14}$',
           maxLength: 16,
-          description: 'Mobile phone in E.164 format: the claim SMS goes there.',
+          description:
+            'Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber gives a type that takes no SMS (FIXED_LINE, a landline — not FIXED_LINE_OR_MOBILE, as in the United States —, TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile.',
           examples: ['+33612345678'],
         }),
         language: StringEnum(CUSTOMER_LANGUAGES, {
@@ -922,7 +923,8 @@ export const ContactChangeRequest = Type.Object(
       Type.String({
         pattern: '^\\+[1-9][0-9]{6,14}$',
         maxLength: 16,
-        description: 'New mobile phone in E.164 format: the next SMS goes there.',
+        description:
+          "New mobile phone in E.164 format: the next SMS goes there. A new number of a type that takes no SMS (libphonenumber FIXED_LINE, a landline; TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile; the contract's own number sent again is not.",
         examples: ['+33698765432'],
       }),
     ),

@@ -20,6 +20,7 @@ import { reserveExposure } from '../limits/index.ts';
 import { canonicalBookingReference, openBookingReference, sealBookingReference } from './booking-reference.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
+import { landlineError, phoneNotMobile } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { flyingAirline, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { normaliseFlightNumber } from '../reference/index.ts';
@@ -436,7 +437,15 @@ function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['custo
     const error = personNameError(name, field);
     if (error) errors.push(error);
   }
-  if (errors.length) throw new DomainError('validation_failed', 'The customer is not valid.', { errors });
+  // a valid number the SMS cannot reach (a landline): its own code when nothing else is wrong
+  const landline = errors.some((e) => e.field === '/customer/phone')
+    ? undefined
+    : landlineError(c.phone, '/customer/phone');
+  if (errors.length)
+    throw new DomainError('validation_failed', 'The customer is not valid.', {
+      errors: landline ? [landline, ...errors] : errors,
+    });
+  if (landline) throw phoneNotMobile(landline);
   return { ...c, firstName, lastName, email: c.email.trim().toLowerCase() };
 }
 

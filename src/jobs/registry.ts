@@ -16,6 +16,7 @@ import {
   giveUpStaleEmails,
   giveUpStaleSms,
   smsRetryReason,
+  SmsDeferred,
   requeueStaleEmails,
   requeueStaleSms,
   sendQueuedEmail,
@@ -63,7 +64,10 @@ declare module '../platform/jobs.ts' {
     /** Notifies the customer of a claim opened (or of a change to it). */
     claims_notify: NotifyJob | ResendRequest;
     /** Sends one queued production SMS. */
-    sms_send: { smsId: string };
+    sms_send: {
+      smsId: string;
+      /** Deferrals in a row by the provider's Retry-After (sms-queue.ts). */ deferrals?: number;
+    };
     /** Sends one queued email (notify/email/), through SMTP or into the outbox. */
     email_send: { emailId: string };
     /** Queues again the SMS whose send job was lost: every 10 minutes. */
@@ -109,6 +113,7 @@ export interface WorkerContext {
     | 'publicUrl'
     | 'bankDetailsDays'
     | 'bankDetailsReminderDays'
+    | 'smsQuietHours'
     | 'twilio'
     | 'smtp'
     | 'webhooksAllowPrivate'
@@ -201,6 +206,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         publicUrl: rt.config.publicUrl,
         bankDetailsDays: rt.config.bankDetailsDays,
         insurer: rt.config.insurer,
+        quietHours: rt.config.smsQuietHours,
         now: rt.now,
       };
       return async (job) => {
@@ -222,14 +228,18 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           onUndelivered: tellPartnerCustomerUnreachable(rt.jobs),
           linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
           now: rt.now,
+          jobs: rt.jobs,
         },
         job.data.smsId,
+        job.data.deferrals ?? 0,
       ).catch((error: unknown) => {
         // an outage shows as retries by reason (the message is given back or kept, not lost: no other trace)
         smsTotal.inc({ channel: 'twilio', outcome: 'retry', reason: smsRetryReason(error) });
+        // deferred by the provider's Retry-After: its next send job is queued, this one ends (no back-off retry)
+        if (error instanceof SmsDeferred) return 'deferred' as const;
         throw error;
       });
-      smsTotal.inc({ channel: 'twilio', outcome });
+      if (outcome !== 'deferred') smsTotal.inc({ channel: 'twilio', outcome });
       rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
     },
   },
@@ -452,6 +462,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         bankDetailsDays: rt.config.bankDetailsDays,
         insurer: rt.config.insurer,
         reminderDays: rt.config.bankDetailsReminderDays,
+        quietHours: rt.config.smsQuietHours,
         now: rt.now,
       });
       if (reminded > 0) {

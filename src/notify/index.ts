@@ -8,9 +8,11 @@ export {
   sendQueuedSms,
   smsExists,
   smsRetryReason,
+  SmsDeferred,
 } from './sms/sms-queue.ts';
 export { SmsRejectedError, type SmsProvider } from './sms/sms.ts';
 export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
+export { nextSendableAt, phoneTimeZones } from './sms/quiet-hours.ts';
 export {
   formatAmount,
   formatDelay,
@@ -20,6 +22,7 @@ export {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  renderExpiredSms,
   type ClaimEvent,
   type ClaimSms,
 } from './sms/templates.ts';
@@ -67,3 +70,4 @@ export {
   type ReceiptEmailInput,
   type ReminderEmailInput,
 } from './email/customer-emails.ts';
+export { landlineError, notSmsType, phoneNotMobile } from './sms/customer-phone.ts';

@@ -68,6 +68,8 @@ export interface Config {
   readonly bankDetailsDays: number;
   /** Days before that due date a claim still waiting is reminded by SMS, with a new link; 0: no reminders; less than bankDetailsDays. */
   readonly bankDetailsReminderDays: number;
+  /** PARASOL_SMS_QUIET_HOURS: the customer's local hours when a reminder or an expiry notice waits (notify/sms/quiet-hours.ts); null: off. */
+  readonly smsQuietHours: QuietHours | null;
   /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
   /**
@@ -228,6 +230,23 @@ export interface SmtpConfig {
   readonly from: string;
 }
 
+/** PARASOL_SMS_QUIET_HOURS: from `from` o'clock to `to` o'clock (the next morning when from > to), local. */
+export interface QuietHours {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** "21-8" → { from: 21, to: 8 }; "off" → null. Throws a RangeError naming the rule. */
+export function parseQuietHours(text: string): QuietHours | null {
+  if (text.trim().toLowerCase() === 'off') return null;
+  const match = /^\s*(\d{1,2})\s*-\s*(\d{1,2})\s*$/.exec(text);
+  const from = Number(match?.[1]);
+  const to = Number(match?.[2]);
+  if (!match || from > 23 || to > 23 || from === to)
+    throw new RangeError(`must be "<from>-<to>" in whole hours 0-23, two different hours (e.g. 21-8), or off`);
+  return { from, to };
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -384,6 +403,12 @@ export function loadConfig(env: Env = process.env): Config {
 
   const bankDetailsDays = integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365);
   const bankDetailsReminderDays = integer(env, 'PARASOL_BANK_DETAILS_REMINDER_DAYS', 3, 0, 365);
+  let smsQuietHours: QuietHours | null;
+  try {
+    smsQuietHours = parseQuietHours(optional(env, 'PARASOL_SMS_QUIET_HOURS') ?? '21-8');
+  } catch (error) {
+    throw new ConfigError('PARASOL_SMS_QUIET_HOURS', (error as Error).message);
+  }
   // a window as long as the due period takes every claim at once: the reminder would go out with the
   // first message, and never shortly before the expiry it is meant to prevent
   if (bankDetailsReminderDays > 0 && bankDetailsReminderDays >= bankDetailsDays)
@@ -425,6 +450,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     bankDetailsDays,
     bankDetailsReminderDays,
+    smsQuietHours,
     twilio,
     smtp,
     trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),

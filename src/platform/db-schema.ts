@@ -311,6 +311,8 @@ export interface ClaimsTable {
   failure_reason: string | null;
   /** The due date the customer was reminded of (one reminder per due date), migration 0027. */
   reminded_due_at: NullableTimestamp;
+  /** A reminder held by the customer's quiet hours waits until then (migration 0072). */
+  remind_not_before: NullableTimestamp;
   /** Under manual review (migration 0031): not paid automatically until an operator approves. */
   manual_review_at: NullableTimestamp;
   manual_review_by: string | null;

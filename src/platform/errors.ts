@@ -88,6 +88,7 @@ export const ERROR_CODES = {
   validation_failed: { status: 422, title: 'Validation failed' },
   unknown_airport: { status: 422, title: 'Unknown airport' },
   unknown_airline: { status: 422, title: 'Unknown airline' },
+  phone_not_mobile: { status: 422, title: 'Phone number is not a mobile' },
   invalid_departure_time: { status: 422, title: 'Invalid departure time' },
   departure_too_soon: { status: 422, title: 'Departure too soon' },
   departure_too_far: { status: 422, title: 'Departure too far ahead' },

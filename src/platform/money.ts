@@ -435,15 +435,23 @@ export const money = (amount: number, currency: string): Money => ({ amount, cur
  * In a language, for people: "€50.00" (en) / "50,00 €" (fr), in the currency's digits of
  * `currencyExponent` (EUR 2, JPY 0, HUF 0), given to Intl explicitly so that what is shown is what is
  * stored whatever the running ICU's CLDR says; Intl.NumberFormat formats the exact decimal string
- * (ECMA-402 NumberFormat v3, Node ≥ 20): no float is ever made of the amount.
+ * (ECMA-402 NumberFormat v3, Node ≥ 20): no float is ever made of the amount. `display: 'code'`
+ * names the currency by its ISO code instead of its symbol ("INR 50.00" / "50,00 INR"): an SMS whose
+ * symbol is not GSM-7 (₹, ₺, zł…) uses it.
  */
-export function formatMoney(minor: number, currency: string, lang?: CustomerLang): string {
+export function formatMoney(
+  minor: number,
+  currency: string,
+  lang?: CustomerLang,
+  display: 'symbol' | 'code' = 'symbol',
+): string {
   const decimal = toDecimalString(minor, currency);
   if (lang === undefined) return `${decimal} ${currency}`;
   const digits = currencyExponent(currency);
   return new Intl.NumberFormat(LOCALES[lang], {
     style: 'currency',
     currency,
+    currencyDisplay: display,
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
   }).format(decimal as unknown as number);

@@ -324,6 +324,8 @@ describe('the claim desk', () => {
     assert.equal(await codeOf('resend-link'), 'claim_settled');
     assert.equal(await codeOf('review'), 'claim_settled');
     assert.equal(await codeOf('correct-phone', '--phone', '+33612345670'), 'claim_settled');
+    // a landline is refused as at subscription (checked with the number's format, before the claim)
+    assert.equal(await codeOf('correct-phone', '--phone', '+33123456789'), 'phone_not_mobile');
     // settled is checked first: a paid claim is over, whatever its review says
     assert.equal(await codeOf('approve'), 'claim_settled');
     assert.doesNotMatch((await desk(claimNumber)).body, /id="desk-(review|approve)"/, 'no review form once paid');

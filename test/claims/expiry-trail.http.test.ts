@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { claimTrail, expireClaims, findClaimForDesk } from '../../src/claims/index.ts';
+import { claimTrail, expireClaims, findClaimForDesk, notifyClaim } from '../../src/claims/index.ts';
 import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
-import { openCancelledFlightClaim } from './claim-setup.ts';
+import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
 
 /**
  * A claim whose customer never gave bank details expires: its link's page says so from the due instant
@@ -118,5 +118,51 @@ describe('an expired claim: what its customer reads, and its own audit trail', (
     const after = await t.app.inject({ method: 'GET', url: claim.link });
     assert.equal(after.statusCode, 410);
     assert.match(after.body, /data-status="expired"/, 'the same page once recorded');
+  });
+
+  it('texts the customer once that the claim expired: not paid, whom to ask, no link', async () => {
+    const { c, claimNumber } = await openCancelledFlightClaim(t.app, a, `AF${seq++}`);
+    const claim = await eventually(async () => {
+      const row = await t.db
+        .selectFrom('claims')
+        .select(['id', 'status', 'bank_details_due_at'])
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      return row.status === 'awaiting_bank_details' ? row : undefined;
+    });
+    const now = new Date(claim.bank_details_due_at!.getTime() + 60_000);
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => now });
+    const messages = await eventually(async () => {
+      const m = await sandboxMessages(t.app, a, c.contractNumber);
+      return m.length === 2 ? m : undefined;
+    });
+    const last = messages[1]!;
+    assert.equal(last.link, null);
+    assert.match(last.body, /has expired: no bank details were given by the due date, so it will not be paid/);
+    assert.match(last.body, /contact the seller of your insurance/);
+    assert.ok(!/http/.test(last.body), 'no link');
+
+    // the job again (a retry), and the expiry again: nothing more
+    const deps = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      keys: t.app.parasol.keys,
+      publicUrl: 'https://claims.parasol.test',
+      bankDetailsDays: 30,
+      insurer: t.app.parasol.config.insurer,
+      now: () => now,
+    };
+    // the job run again finds its message written (claim:<id>:expired): no second SMS
+    assert.equal(await notifyClaim(deps, { claimId: claim.id, kind: 'expired' }), 'skipped', 'the retry: nothing');
+    // the expiry run again expires nothing, so queues no second notice
+    assert.equal(await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => now }), 0);
+    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 2, 'texted once');
+    const sent = await t.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('entity_id', '=', claimNumber)
+      .where('action', '=', 'claim_expired_sent')
+      .execute();
+    assert.equal(sent.length, 1);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { encrypt } from '../../src/platform/crypto.ts';
 import {
   allClaims,
   buildTestApp,
@@ -535,6 +536,25 @@ describe('PATCH /contracts/{number}/customer — the customer changes phone, ema
     assert.equal(bad.body.errors[0].field, '/phone');
     const invalid = await patch(c.contractNumber, { phone: '+99912345678' }, a);
     assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
+    // a landline cannot get the SMS; a US number (fixed line or mobile: the plan does not tell) can
+    const landline = await patch(c.contractNumber, { phone: '+33123456789' }, a);
+    assert.equal(landline.status, 422);
+    assert.equal(landline.body.code, 'phone_not_mobile');
+    assert.equal(landline.body.errors[0].field, '/phone');
+    // nor a number of a type that takes no SMS: toll-free (0800), premium-rate…
+    const tollFree = await patch(c.contractNumber, { phone: '+33800123456' }, a);
+    assert.equal(tollFree.status, 422);
+    assert.equal(tollFree.body.code, 'phone_not_mobile');
+    assert.match(tollFree.body.errors[0].message, /cannot receive an SMS/);
+    assert.equal((await patch(c.contractNumber, { phone: '+14155552345' }, a)).status, 200);
+    // a contract sold with a landline before they were refused: its whole contact sent again is no error
+    await t.db
+      .updateTable('contracts')
+      .set({ customer_phone_enc: encrypt(t.app.parasol.keys.encryption, '+33123456789') })
+      .where('contract_number', '=', c.contractNumber)
+      .execute();
+    const resent = await patch(c.contractNumber, { phone: '+33123456789', email: 'same@example.com' }, a);
+    assert.equal(resent.status, 200, JSON.stringify(resent.body));
     assert.equal((await patch(c.contractNumber, {}, a)).status, 422);
     assert.equal((await patch(c.contractNumber, { language: 'xx' }, a)).status, 422);
     const theirs = await patch(c.contractNumber, { email: 'new@example.com' }, b);

@@ -338,6 +338,33 @@ describe('Flight Delay API — subscription', () => {
     );
     assert.equal(invalidNumber.status, 422);
     assert.equal(invalidNumber.body.errors[0].field, '/customer/phone');
+    // a landline (Paris, London, Berlin) cannot get the claim SMS: refused by its own code
+    for (const landline of ['+33123456789', '+442071838750', '+4930123456']) {
+      const fixed = await post(
+        t.app,
+        `${FLIGHT}/subscribe`,
+        subscription(q.quoteReference, body, { customer: { ...CUSTOMER, phone: landline } }),
+        partner.auth,
+      );
+      assert.equal(fixed.status, 422, landline);
+      assert.equal(fixed.body.code, 'phone_not_mobile', landline);
+      assert.deepEqual(
+        fixed.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['/customer/phone', 'not_allowed']],
+      );
+    }
+    // with another error too: validation_failed, the landline among its errors
+    const both = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      subscription(q.quoteReference, body, { customer: { ...CUSTOMER, firstName: '123', phone: '+33123456789' } }),
+      partner.auth,
+    );
+    assert.equal(both.body.code, 'validation_failed');
+    assert.deepEqual(both.body.errors.map((e: { field: string }) => e.field).sort(), [
+      '/customer/firstName',
+      '/customer/phone',
+    ]);
     const booking = await post(
       t.app,
       `${FLIGHT}/subscribe`,

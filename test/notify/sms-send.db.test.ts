@@ -8,8 +8,11 @@ import {
   MAX_SMS_ATTEMPTS,
   queueSms,
   requeueStaleSms,
+  deferralDelayMs,
   sendQueuedSms,
   SMS_GIVE_UP_HOURS,
+  SMS_MAX_DEFERRALS,
+  SMS_RETRY_AFTER_MAX_MS,
   SMS_GIVEN_UP,
 } from '../../src/notify/sms/sms-queue.ts';
 import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
@@ -303,4 +306,91 @@ test('the send job counts retryable failures by reason, and the sweep the messag
     .execute();
   await JOBS.sms_requeue.handler({ ...rt, sms: undefined } as JobRuntime)({ id: 'j2', data: {} } as never);
   assert.equal(await count(givenUp), beforeGivenUp + 1);
+});
+
+test('Twilio’s Retry-After (429) defers the next send by it: a job queued to start then, no back-off retry, no send used up', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  const { fake, twilio } = await fakeTwilio(t);
+  const smsId = await queued(db, partner.id, 'test:retry-after:1');
+  const sent: { name: string; data: unknown; startAfter: Date | undefined }[] = [];
+  const recording = {
+    send: async (name: string, data: unknown, o: { startAfter?: Date } = {}) => {
+      sent.push({ name, data, startAfter: o.startAfter });
+      return 'job';
+    },
+  } as unknown as JobQueue;
+  const log = { info: () => {}, warn: () => {}, error: () => {} };
+  const rt = { db, keys, jobs: recording, sms: twilio, now: () => new Date(), log } as unknown as JobRuntime;
+  const tooMany = (retryAfter: string) => ({
+    status: 429,
+    headers: { 'Retry-After': retryAfter },
+    body: {
+      code: 20429,
+      message: 'Too Many Requests',
+      more_info: 'https://www.twilio.com/docs/errors/20429',
+      status: 429,
+    },
+  });
+
+  fake.override = tooMany('120');
+  const started = Date.now();
+  // the job ends (pg-boss would otherwise retry it after 3 s, before Twilio asked)
+  await JOBS.sms_send.handler(rt)({ id: 'j1', data: { smsId } } as never);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]!.name, 'sms_send');
+  assert.deepEqual(sent[0]!.data, { smsId, deferrals: 1 });
+  const wait = sent[0]!.startAfter!.getTime() - started;
+  assert.ok(wait >= 120_000 && wait < 125_000, `the next send starts after Twilio's 120 s (${wait} ms)`);
+  const row = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'attempts', 'locked_until'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, Number(row.attempts)], ['queued', 0], 'given back, not used up');
+  // held until the deferred job starts (one instant): the sms_requeue sweep does not start a second chain
+  assert.equal(row.locked_until?.getTime(), sent[0]!.startAfter!.getTime(), 'held until the next send starts');
+  let swept: unknown[] = [];
+  const sweep = { sendMany: async (_name: string, payloads: unknown[]) => void (swept = payloads) };
+  const sweepTakes = async () => {
+    await requeueStaleSms({ db, jobs: sweep as unknown as JobQueue }, 0);
+    return swept.some((p) => (p as { smsId: string }).smsId === smsId);
+  };
+  assert.equal(await sweepTakes(), false, 'the sweep skips a deferred message');
+  // once its time has come (here: moved back), the sweep takes it again if its job did not
+  const due = () =>
+    db
+      .updateTable('sms_messages')
+      .set({ locked_until: new Date(Date.now() - 1_000) })
+      .where('id', '=', smsId)
+      .execute();
+  await due();
+  assert.equal(await sweepTakes(), true, 'and takes it after');
+
+  // a Retry-After of a day is capped: the message is tried again within SMS_RETRY_AFTER_MAX_MS
+  fake.override = tooMany('86400');
+  await JOBS.sms_send.handler(rt)({ id: 'j2', data: { smsId, deferrals: 1 } } as never);
+  const capped = sent[1]!.startAfter!.getTime() - Date.now();
+  assert.ok(capped <= SMS_RETRY_AFTER_MAX_MS && capped > SMS_RETRY_AFTER_MAX_MS - 5_000, `capped (${capped} ms)`);
+  assert.deepEqual(sent[1]!.data, { smsId, deferrals: 2 });
+
+  // deferred too often in a row: the queue's back-off again (the job throws), no job queued
+  await due();
+  await assert.rejects(
+    JOBS.sms_send.handler(rt)({ id: 'j3', data: { smsId, deferrals: SMS_MAX_DEFERRALS } } as never),
+    SmsRetryableError,
+  );
+  assert.equal(sent.length, 2);
+
+  fake.override = null;
+  await due();
+  await JOBS.sms_send.handler(rt)({ id: 'j4', data: { smsId, deferrals: 2 } } as never);
+  assert.equal(fake.messages.length, 1, 'texted once Twilio takes it');
+});
+
+test('a deferral waits at least the back-off it replaces, at most SMS_RETRY_AFTER_MAX_MS', () => {
+  assert.equal(deferralDelayMs(120_000, 0), 120_000);
+  assert.equal(deferralDelayMs(1_000, 0), 3_000, 'Retry-After: 1 repeated does not call Twilio every second');
+  assert.equal(deferralDelayMs(1_000, 4), 48_000);
+  assert.equal(deferralDelayMs(86_400_000, 0), SMS_RETRY_AFTER_MAX_MS);
+  assert.equal(deferralDelayMs(0, 30), SMS_RETRY_AFTER_MAX_MS);
 });

@@ -12,6 +12,8 @@ import {
   renderPaymentFailedSms,
   renderReminderSms,
   renderVoidedSms,
+  renderExpiredSms,
+  smsAmount,
   type ClaimEvent,
   type ClaimSmsInput,
   type Language,
@@ -118,6 +120,37 @@ describe('claim SMS templates', () => {
     }
   });
 
+  it('an expired claim: not paid, whom to ask, no link; GSM-7 within two segments in every language, the longest case', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const sms = renderExpiredSms({
+        language,
+        ...NAMES,
+        brand: 'B'.repeat(20),
+        flightNumber: 'U21234',
+        departureDate: '2025-03-12',
+        amount: 123456789,
+        currency: 'EUR',
+      });
+      assert.equal(sms.link, null);
+      assert.ok(sms.body.includes('U21234') && !/http/.test(sms.body), `${language}: ${sms.body}`);
+      assert.equal(sms.encoding, 'GSM-7', `${language}: ${sms.body}`);
+      assert.ok(sms.segments <= 2, `${language}: ${sms.units} septets`);
+    }
+    const en = renderExpiredSms({
+      language: 'en',
+      ...NAMES,
+      flightNumber: 'AF1234',
+      departureDate: '2025-03-12',
+      amount: 5000,
+      currency: 'EUR',
+    });
+    console.log(`expired, en: ${en.units} septets`);
+    assert.equal(
+      en.body,
+      'SkyFly (insured by Parasol): your €50.00 for flight AF1234 of 12 Mar 2025 has expired: no bank details were given by the due date, so it will not be paid. For any question, contact the seller of your insurance.',
+    );
+  });
+
   it('spells a brand or an insurer with letters GSM-7 lacks in GSM-7, so one "ô" does not make every message UCS-2', () => {
     for (const language of CUSTOMER_LANGUAGES) {
       const sms = render(language, { kind: 'cancelled' }, { brand: 'Voyages Côte d’Azur', insurer: 'Assurœ' });
@@ -186,6 +219,22 @@ describe('claim SMS templates', () => {
     assert.equal(formatAmount(Number.MAX_SAFE_INTEGER, 'EUR', 'en'), '€90,071,992,547,409.91');
     assert.equal(formatAmount(5000, 'JPY', 'en'), 'JP¥5,000');
     assert.ok(isGsm7(formatAmount(123456789, 'EUR', 'fr')), 'no no-break spaces left');
+  });
+
+  it('an SMS writes a currency whose symbol GSM-7 lacks by its ISO code (₹ would make the message UCS-2), in every language', () => {
+    assert.equal(formatAmount(5000, 'INR', 'en'), '₹50.00', 'the symbol, as emails and the page show it');
+    assert.equal(smsAmount(5000, 'INR', 'en'), 'INR 50.00');
+    assert.equal(smsAmount(5000, 'INR', 'fr'), '50,00 INR');
+    assert.equal(smsAmount(5000, 'EUR', 'en'), '€50.00', 'a symbol GSM-7 has is kept');
+    assert.equal(smsAmount(5000, 'GBP', 'fr'), '50,00 £GB');
+    for (const currency of ['INR', 'TRY', 'PLN', 'CZK', 'UAH', 'ILS', 'KRW', 'THB', 'NGN', 'PHP', 'VND'])
+      for (const language of CUSTOMER_LANGUAGES) {
+        const amount = smsAmount(123456789, currency, language);
+        assert.ok(isGsm7(amount), `${currency} in ${language}: ${amount}`);
+        const sms = render(language, EVENTS.delayed!, { currency, amount: 123456789 });
+        assert.equal(sms.encoding, 'GSM-7', `${currency} in ${language}`);
+        assert.equal(sms.segments, 2, `${currency} in ${language}`);
+      }
   });
 
   it('Intl.NumberFormat formats a decimal string exactly (Node 20, NumberFormat v3)', () => {

@@ -3138,7 +3138,7 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         /**
-                         * @description Mobile phone in E.164 format: the claim SMS goes there.
+                         * @description Mobile phone in E.164 format: the claim SMS goes there. A number libphonenumber gives a type that takes no SMS (FIXED_LINE, a landline — not FIXED_LINE_OR_MOBILE, as in the United States —, TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile.
                          * @example +33612345678
                          */
                         phone: string;
@@ -3468,7 +3468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airline`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airline`, `phone_not_mobile`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5814,7 +5814,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description New mobile phone in E.164 format: the next SMS goes there.
+                     * @description New mobile phone in E.164 format: the next SMS goes there. A new number of a type that takes no SMS (libphonenumber FIXED_LINE, a landline; TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, PAGER, VOICEMAIL) is refused: 422 phone_not_mobile; the contract's own number sent again is not.
                      * @example +33698765432
                      */
                     phone?: string;
@@ -6040,7 +6040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `phone_not_mobile`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

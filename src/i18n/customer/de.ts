@@ -24,6 +24,8 @@ export const de = {
       `${s.brand} (versichert durch ${s.insurer}): Wir haben ${s.amount} zu Flug ${s.flight} vom ${s.date} auf Ihr Konto mit Endziffern ${s.last4} gezahlt.`,
     voided: (s) =>
       `${s.brand} (versichert durch ${s.insurer}): Ihr Anspruch zu Flug ${s.flight} vom ${s.date} wurde vom Versicherer zurückgezogen und wird nicht gezahlt. Bei Fragen wenden Sie sich an den Verkäufer Ihrer Versicherung.`,
+    expired: (s) =>
+      `${s.brand} (versichert durch ${s.insurer}): Ihre ${s.amount} zu Flug ${s.flight} vom ${s.date} sind verfallen: Ihre Bankdaten wurden nicht rechtzeitig eingegeben, es wird nicht gezahlt. Bei Fragen wenden Sie sich an den Verkäufer Ihrer Versicherung.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Guten Tag ${firstName},` : 'Guten Tag,'),

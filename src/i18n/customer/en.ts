@@ -24,6 +24,8 @@ export const en = {
       `${s.brand} (insured by ${s.insurer}): we have paid ${s.amount} into your account ending ${s.last4} for flight ${s.flight} of ${s.date}.`,
     voided: (s) =>
       `${s.brand} (insured by ${s.insurer}): your claim for flight ${s.flight} of ${s.date} has been withdrawn by the insurer and will not be paid. For any question, contact the seller of your insurance.`,
+    expired: (s) =>
+      `${s.brand} (insured by ${s.insurer}): your ${s.amount} for flight ${s.flight} of ${s.date} has expired: no bank details were given by the due date, so it will not be paid. For any question, contact the seller of your insurance.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Hello ${firstName},` : 'Hello,'),

@@ -25,6 +25,8 @@ export const es = {
       `${s.brand} (asegurado por ${s.insurer}): hemos pagado ${s.amount} en su cuenta terminada en ${s.last4} por el vuelo ${s.flight} del ${s.date}.`,
     voided: (s) =>
       `${s.brand} (asegurado por ${s.insurer}): el expediente del vuelo ${s.flight} del ${s.date} queda anulado por la aseguradora y no da lugar a pago. Si tiene preguntas, contacte con el vendedor de su seguro.`,
+    expired: (s) =>
+      `${s.brand} (asegurado por ${s.insurer}): sus ${s.amount} del vuelo ${s.flight} del ${s.date} han caducado: no recibimos sus datos bancarios a tiempo y quedan sin pago. Si tiene preguntas, contacte con el vendedor de su seguro.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Hola, ${firstName}:` : 'Hola:'),

@@ -24,6 +24,8 @@ export const fr = {
       `${s.brand} (assuré par ${s.insurer}) : nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour le vol ${s.flight} du ${s.date}.`,
     voided: (s) =>
       `${s.brand} (assuré par ${s.insurer}) : votre demande d'indemnisation pour le vol ${s.flight} du ${s.date} a été retirée par l'assureur et ne sera pas payée. Pour toute question, contactez le vendeur de votre assurance.`,
+    expired: (s) =>
+      `${s.brand} (assuré par ${s.insurer}) : vos ${s.amount} pour le vol ${s.flight} du ${s.date} ont expiré : votre RIB n'a pas été saisi à temps, ils ne seront pas payés. Pour toute question, contactez le vendeur de votre assurance.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Bonjour ${firstName},` : 'Bonjour,'),

@@ -56,10 +56,16 @@ export function formatDelay(minutes: number): string {
 
 /**
  * `formatMoney` for a text message: 5000 EUR → "€50.00" (en) / "50,00 €" (fr, de…). The no-break spaces
- * some locales put in amounts (U+00A0, U+202F) are not GSM-7 and become plain spaces.
+ * some locales put in amounts (U+00A0, U+202F) are not GSM-7 and become plain spaces. With `display:
+ * 'code'` the currency is its ISO code ("INR 50.00"), as an SMS writes a symbol GSM-7 lacks.
  */
-export function formatAmount(minor: number, currency: string, lang: CustomerLang): string {
-  return formatMoney(minor, currency, lang).replace(/[\u00A0\u202F\u2009]/g, ' ');
+export function formatAmount(
+  minor: number,
+  currency: string,
+  lang: CustomerLang,
+  display: 'symbol' | 'code' = 'symbol',
+): string {
+  return formatMoney(minor, currency, lang, display).replace(/[\u00A0\u202F\u2009]/g, ' ');
 }
 
 /**

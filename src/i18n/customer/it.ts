@@ -24,6 +24,8 @@ export const it = {
       `${s.brand} (assicurato da ${s.insurer}): abbiamo versato ${s.amount} sul suo conto che termina con ${s.last4} per il volo ${s.flight} del ${s.date}.`,
     voided: (s) =>
       `${s.brand} (assicurato da ${s.insurer}): l'assicuratore ha ritirato il suo indennizzo per il volo ${s.flight} del ${s.date}, che non sarà pagato. Per qualsiasi domanda, contatti il venditore della sua assicurazione.`,
+    expired: (s) =>
+      `${s.brand} (assicurato da ${s.insurer}): i suoi ${s.amount} per il volo ${s.flight} del ${s.date} sono scaduti: i dati bancari non sono arrivati in tempo e non saranno pagati. Per qualsiasi domanda, contatti il venditore della sua assicurazione.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Gentile ${firstName},` : 'Gentile cliente,'),

@@ -24,6 +24,8 @@ export const nl = {
       `${s.brand} (verzekerd door ${s.insurer}): we hebben ${s.amount} voor vlucht ${s.flight} van ${s.date} betaald op uw rekening eindigend op ${s.last4}.`,
     voided: (s) =>
       `${s.brand} (verzekerd door ${s.insurer}): uw claim voor vlucht ${s.flight} van ${s.date} is door de verzekeraar ingetrokken en wordt niet betaald. Vragen? Neem contact op met de verkoper van uw verzekering.`,
+    expired: (s) =>
+      `${s.brand} (verzekerd door ${s.insurer}): uw ${s.amount} voor vlucht ${s.flight} van ${s.date} is vervallen: uw bankgegevens kwamen niet op tijd, er wordt niet betaald. Vragen? Neem contact op met de verkoper van uw verzekering.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Beste ${firstName},` : 'Beste klant,'),

@@ -25,6 +25,8 @@ export const pt = {
       `${s.brand} (segurado por ${s.insurer}): o pagamento de ${s.amount} do voo ${s.flight} de ${s.date} foi feito para a sua conta terminada em ${s.last4}.`,
     voided: (s) =>
       `${s.brand} (segurado por ${s.insurer}): o pedido do voo ${s.flight} de ${s.date} foi anulado pela seguradora e fica sem pagamento. Contacte o vendedor do seu seguro se tiver perguntas.`,
+    expired: (s) =>
+      `${s.brand} (segurado por ${s.insurer}): o prazo para indicar o seu IBAN para os ${s.amount} do voo ${s.flight} de ${s.date} terminou: o pedido expirou e fica sem pagamento. Contacte o vendedor do seu seguro se tiver perguntas.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Olá, ${firstName}:` : 'Olá:'),

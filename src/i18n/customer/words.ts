@@ -79,6 +79,8 @@ export interface CustomerWords {
       last4: string;
     }) => string; /** The claim desk voided the claim: withdrawn, not paid; never the desk's reason. */
     voided: (s: { brand: string; insurer: string; flight: string; date: string }) => string;
+    /** The claim expired without bank details: not paid; whom to ask (the seller). */
+    expired: (s: { brand: string; insurer: string; flight: string; date: string; amount: string }) => string;
   };
   email: {
     greeting: (firstName: string | null) => string;

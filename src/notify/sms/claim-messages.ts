@@ -36,6 +36,7 @@ const KINDS: Record<string, string> = {
   paid: 'paid',
   resend: 'resend',
   voided: 'voided',
+  expired: 'expired',
 };
 
 /** `claim:<id>:<kind>[:…]` → the kind. */

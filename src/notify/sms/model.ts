@@ -30,7 +30,7 @@ export type SmsDeliveryStatus = (typeof SMS_DELIVERY_STATUSES)[number];
  */
 export const LINK_MESSAGE_WORDS = ['bank-details', 'payment-failed', 'reminder', 'resend'] as const;
 /**
- * These say where the claim stands, without a link — the receipt (`paid`), the withdrawal (`voided`):
- * worth sending while the claim still stands there (its status is the word).
+ * These say where the claim stands, without a link — the receipt (`paid`), the withdrawal (`voided`),
+ * the expiry (`expired`): worth sending while the claim still stands there (its status is the word).
  */
-export const STATUS_MESSAGE_WORDS = ['paid', 'voided'] as const;
+export const STATUS_MESSAGE_WORDS = ['paid', 'voided', 'expired'] as const;

@@ -25,6 +25,36 @@ import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts'
 /** 8 retries from 3 s (13 to 25 minutes in all); expiry 15 s: Twilio answers within 10 s or the adapter times out. */
 export const SMS_QUEUE_POLICY = { retryLimit: 8, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 } as const;
 
+/**
+ * A provider's `Retry-After` (429, or a 503 that names it) is obeyed: the send job does not throw (the
+ * queue's back-off, 3 s then doubling, would call Twilio again before it asked) but queues the message's
+ * next send job to start after it, and ends. The wait is at least the back-off the n-th deferral would
+ * have had (3 s × 2ⁿ, so a `Retry-After: 1` repeated forever does not call Twilio every second), at
+ * most SMS_RETRY_AFTER_MAX_MS (a Retry-After of a day would hold a claim's link that long: the message is
+ * tried again, and gets a new Retry-After if still refused). Past SMS_MAX_DEFERRALS deferrals in a row
+ * the job throws as before (the queue's back-off, then the `sms_requeue` sweep; given up after a day).
+ * The attempt is not counted (`rate_limited`, `server_error` are NOT_SENT_RETRY_REASONS).
+ */
+export const SMS_RETRY_AFTER_MAX_MS = 15 * 60_000;
+export const SMS_MAX_DEFERRALS = 8;
+
+/** How long the n-th deferral (0-based) of a send waits, given the provider's Retry-After. */
+export function deferralDelayMs(retryAfterMs: number, deferrals: number): number {
+  const backOff = SMS_QUEUE_POLICY.retryDelay * 1000 * 2 ** Math.min(deferrals, 20);
+  return Math.min(SMS_RETRY_AFTER_MAX_MS, Math.max(retryAfterMs, backOff));
+}
+
+/** A send deferred by the provider's Retry-After: its next send job is queued; the job ends without a retry. */
+export class SmsDeferred extends Error {
+  override readonly name = 'SmsDeferred';
+  constructor(
+    readonly reason: string,
+    readonly delayMs: number,
+  ) {
+    super(`SMS send deferred by the provider's Retry-After (${reason}): next try in ${Math.round(delayMs / 1000)} s`);
+  }
+}
+
 export class SmsProviderMissing extends Error {
   constructor(environment: string) {
     super(
@@ -91,8 +121,12 @@ export async function sendQueuedSms(
     onUndelivered?: OnUndelivered | undefined;
     linkUselessClaimStatuses: readonly string[];
     now?: () => Date;
+    /** To defer a send by the provider's Retry-After (SmsDeferred); without it the job throws for the queue's back-off. */
+    jobs?: JobQueue | undefined;
   },
   smsId: string,
+  /** How many times in a row this message's send was deferred by a Retry-After (the job's payload). */
+  deferrals = 0,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
   const { linkUselessClaimStatuses } = deps;
   const now = (deps.now ?? (() => new Date()))();
@@ -156,6 +190,20 @@ export async function sendQueuedSms(
     }
     const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
     const notSent = error instanceof SmsRetryableError && error.notSent;
+    const retryAfterMs = error instanceof SmsRetryableError ? error.retryAfterMs : undefined;
+    const jobs = deps.jobs;
+    if (jobs && retryAfterMs !== undefined && deferrals < SMS_MAX_DEFERRALS) {
+      // the provider said when: the next send starts then, in the transaction that gives the lease back
+      // the message is held (its lease) until then, the same instant by the same clock, so the
+      // sms_requeue sweep does not start a second chain of sends meanwhile
+      const delayMs = deferralDelayMs(retryAfterMs, deferrals);
+      const startAfter = new Date(Date.now() + delayMs);
+      await deps.db.transaction().execute(async (trx) => {
+        await repo.releaseSms(trx, smsId, message, { notSent, holdUntil: startAfter });
+        await jobs.send('sms_send', { smsId, deferrals: deferrals + 1 }, { trx, startAfter });
+      });
+      throw new SmsDeferred((error as SmsRetryableError).reason, delayMs);
+    }
     await repo.releaseSms(deps.db, smsId, message, { notSent });
     throw error;
   }
@@ -240,6 +288,7 @@ export async function giveUpStaleSms(
 /** Why a send job failed and will be retried, for the metrics: the provider's reason, `no_provider`, or `unexpected`. */
 export function smsRetryReason(error: unknown): string {
   if (error instanceof SmsRetryableError) return error.reason;
+  if (error instanceof SmsDeferred) return error.reason;
   if (error instanceof SmsProviderMissing) return 'no_provider';
   return 'unexpected';
 }

@@ -77,12 +77,19 @@ export async function markSmsRejected(db: Executor, smsId: string, error: string
  * A send failed and may be retried: the error kept, the lease released; `notSent`: the customer was
  * not texted (the provider answered an error, or was never reached), the attempt is given back.
  */
-export async function releaseSms(db: Executor, smsId: string, error: string, o: { notSent: boolean }): Promise<void> {
+export async function releaseSms(
+  db: Executor,
+  smsId: string,
+  error: string,
+  o: { notSent: boolean; holdUntil?: Date | undefined },
+): Promise<void> {
   await db
     .updateTable('sms_messages')
     .set({
       last_error: error,
-      locked_until: null,
+      // a send deferred by the provider's Retry-After stays leased until its next job starts: neither
+      // another job nor the sms_requeue sweep takes it meanwhile (a second chain of retries)
+      locked_until: o.holdUntil ?? null,
       ...(o.notSent ? { attempts: sql<number>`greatest(attempts - 1, 0)` } : {}),
     })
     .where('id', '=', smsId)

@@ -1,5 +1,5 @@
 import { customerWords, formatAmount, formatDelay, formatDepartureDate, type CustomerLang } from '../../i18n/index.ts';
-import { gsm7Spelling, smsLength, type SmsEncoding } from './segments.ts';
+import { gsm7Spelling, isGsm7, smsLength, type SmsEncoding } from './segments.ts';
 
 export { formatAmount, formatDelay, formatDepartureDate };
 
@@ -51,7 +51,7 @@ export function renderClaimSms(input: ClaimSmsInput): ClaimSms {
   const link = claimLink(input.publicUrl, input.token);
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
-  const amount = formatAmount(input.amount, input.currency, input.language);
+  const amount = smsAmount(input.amount, input.currency, input.language);
   const body = customerWords(input.language).sms.claim({
     ...names(input),
     flight,
@@ -71,7 +71,7 @@ export function renderPaymentFailedSms(input: PaymentFailedSmsInput): ClaimSms {
   const link = claimLink(input.publicUrl, input.token);
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
-  const amount = formatAmount(input.amount, input.currency, input.language);
+  const amount = smsAmount(input.amount, input.currency, input.language);
   const body = customerWords(input.language).sms.paymentFailed({ ...names(input), flight, date, amount, link });
   const length = smsLength(body);
   return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
@@ -91,7 +91,7 @@ export function renderReminderSms(input: ReminderSmsInput): ClaimSms {
   const link = claimLink(input.publicUrl, input.token);
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
-  const amount = formatAmount(input.amount, input.currency, input.language);
+  const amount = smsAmount(input.amount, input.currency, input.language);
   const lastDay = new Date(input.dueAt.getTime() - 86_400_000).toISOString().slice(0, 10);
   const due = formatDepartureDate(lastDay, input.language);
   const body = customerWords(input.language).sms.reminder({ ...names(input), flight, date, amount, due, link });
@@ -108,7 +108,7 @@ export interface PaidSmsInput extends Omit<PaymentFailedSmsInput, 'publicUrl' | 
 export function renderPaidSms(input: PaidSmsInput): Omit<ClaimSms, 'link'> & { readonly link: null } {
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
-  const amount = formatAmount(input.amount, input.currency, input.language);
+  const amount = smsAmount(input.amount, input.currency, input.language);
   const body = customerWords(input.language).sms.paid({
     ...names(input),
     flight,
@@ -131,6 +131,18 @@ export function renderVoidedSms(input: VoidedSmsInput): Omit<ClaimSms, 'link'> &
   return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
 }
 
+export type ExpiredSmsInput = Omit<PaidSmsInput, 'ibanLast4'>;
+
+/** The claim expired without bank details (its due date passed): not paid, the seller to ask; no link. */
+export function renderExpiredSms(input: ExpiredSmsInput): Omit<ClaimSms, 'link'> & { readonly link: null } {
+  const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
+  const date = formatDepartureDate(input.departureDate, input.language);
+  const amount = smsAmount(input.amount, input.currency, input.language);
+  const body = customerWords(input.language).sms.expired({ ...names(input), flight, date, amount });
+  const length = smsLength(body);
+  return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
+}
+
 /** What happened to the flight, in the words the customer's page uses too. */
 function eventText(event: ClaimEvent, language: Language): string {
   const words = customerWords(language).flightEvent;
@@ -142,6 +154,17 @@ function eventText(event: ClaimEvent, language: Language): string {
 function names(input: { brand: string; insurer: string }) {
   const spelled = (name: string) => gsm7Spelling(name.replace(/\s+/g, ' ').trim());
   return { brand: spelled(input.brand), insurer: spelled(input.insurer) };
+}
+
+/**
+ * The amount as an SMS writes it: with the currency's symbol when GSM-7 has it (€ £ $ ¥, and the
+ * letters of "CHF", "kr"…), else with its ISO code ("INR 50.00", "50,00 TRY"): one ₹ would make the
+ * whole message UCS-2, 67 characters a segment instead of 153 (a linked message 4 segments instead of 2).
+ * Emails and the customer's page keep the symbol.
+ */
+export function smsAmount(minor: number, currency: string, language: Language): string {
+  const symbol = formatAmount(minor, currency, language);
+  return isGsm7(symbol) ? symbol : formatAmount(minor, currency, language, 'code');
 }
 
 export function claimLink(publicUrl: string, token: string): string {

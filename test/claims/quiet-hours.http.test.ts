@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { expireClaims, heldReminders, notifyClaim, remindClaims } from '../../src/claims/index.ts';
+import { DEMO_INSURER } from '../../src/platform/config.ts';
+import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
+import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
+
+/**
+ * Quiet hours (PARASOL_SMS_QUIET_HOURS, 21 to 8 in the customer's time zone: their phone's country):
+ * a reminder due at night waits for the morning — no new link, no SMS, no email meanwhile — and is
+ * sent by the first scan after it; the expiry notice's job runs again in the morning. Nothing is
+ * dropped. The test customer's phone is French (Europe/Paris).
+ */
+describe('quiet hours: a reminder or an expiry notice due at night waits for the customer’s morning', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1' } });
+    a = await createTestPartner(t.db);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const QUIET = { from: 21, to: 8 };
+  const deps = (now: Date) => ({
+    db: t.db,
+    jobs: t.app.parasol.jobs,
+    keys: t.app.parasol.keys,
+    publicUrl: 'https://claims.parasol.test',
+    bankDetailsDays: 30,
+    insurer: DEMO_INSURER,
+    reminderDays: 3,
+    quietHours: QUIET,
+    now: () => now,
+  });
+  const parisHour = (at: Date) =>
+    Number(
+      new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone: 'Europe/Paris' }).format(at),
+    );
+  /** The first whole hour at or after `from` whose Paris hour is `hour`. */
+  const atParisHour = (from: Date, hour: number) => {
+    let at = new Date(Math.ceil(from.getTime() / 3_600_000) * 3_600_000);
+    while (parisHour(at) !== hour) at = new Date(at.getTime() + 3_600_000);
+    return at;
+  };
+  let seq = 8800 + (process.pid % 500);
+  const openClaim = async () => {
+    const { c, claimNumber } = await openCancelledFlightClaim(t.app, a, `AF${seq++}`);
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['id', 'bank_details_due_at'])
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    return { c, claimNumber, id: claim.id, dueAt: claim.bank_details_due_at! };
+  };
+
+  it('a reminder at 23:00 Paris time waits until 08:00: no link replaced, no SMS; then sent once', async () => {
+    const { c, id, dueAt } = await openClaim();
+    const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
+    const heldBefore = await heldReminders(t.db, night);
+    assert.equal(await remindClaims(deps(night)), 0, 'held');
+    assert.equal(await heldReminders(t.db, night), heldBefore + 1, 'counted as held (parasol claims remind says so)');
+    const held = await t.db
+      .selectFrom('claims')
+      .select(['remind_not_before', 'reminded_due_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(held.reminded_due_at, null);
+    assert.equal(parisHour(held.remind_not_before!), 8, 'until 08:00 in Paris');
+    assert.ok(held.remind_not_before!.getTime() - night.getTime() === 9 * 3_600_000);
+    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 1, 'only the first message');
+    const tokens = await t.db
+      .selectFrom('claim_tokens_replaced')
+      .select('claim_id')
+      .where('claim_id', '=', id)
+      .execute();
+    assert.equal(tokens.length, 0, 'the first link still works');
+
+    // a later scan in the night: still held (the scan skips it); the morning's: reminded
+    assert.equal(await remindClaims(deps(new Date(night.getTime() + 3 * 3_600_000))), 0);
+    assert.equal(await remindClaims(deps(held.remind_not_before!)), 1);
+    assert.equal(await remindClaims(deps(new Date(held.remind_not_before!.getTime() + 3_600_000))), 0, 'once');
+    const messages = await sandboxMessages(t.app, a, c.contractNumber);
+    assert.equal(messages.length, 2);
+    assert.match(messages[1]!.body, /still waits for your bank details|attendent votre RIB/);
+  });
+
+  it('a reminder whose morning would come too near its due date (an hour) is sent at night', async () => {
+    const { c, id, dueAt } = await openClaim();
+    // due at 02:30 in Paris: the reminder scan at 00:30 cannot wait for 08:00
+    const due = new Date(atParisHour(new Date(dueAt.getTime() - 86_400_000), 2).getTime() + 30 * 60_000);
+    await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', id).execute();
+    const night = new Date(due.getTime() - 2 * 3_600_000);
+    assert.equal(parisHour(night), 0);
+    assert.equal(await remindClaims(deps(night)), 1, 'sent now');
+    const row = await t.db
+      .selectFrom('claims')
+      .select(['remind_not_before', 'reminded_due_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.remind_not_before, null);
+    assert.equal(row.reminded_due_at?.getTime(), due.getTime());
+    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 2);
+  });
+
+  it('an expiry notice due at night is queued again for the morning, then sent', async () => {
+    const { c, id, dueAt } = await openClaim();
+    const night = atParisHour(dueAt, 2);
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => night });
+    // the worker's own job (quiet hours off in tests) sends it at once; this test's runs decide by theirs
+    await eventually(async () => ((await sandboxMessages(t.app, a, c.contractNumber)).length === 2 ? true : undefined));
+    await t.db.deleteFrom('sms_outbox').where('idempotency_key', '=', `claim:${id}:expired`).execute();
+
+    const queued: { startAfter?: Date }[] = [];
+    // the queue itself, its send recorded (a class instance: its methods are on its prototype)
+    const jobs = Object.assign(Object.create(t.app.parasol.jobs) as typeof t.app.parasol.jobs, {
+      send: async (_name: string, _data: unknown, o: { startAfter?: Date }) => void queued.push(o),
+    });
+    const started = Date.now();
+    assert.equal(await notifyClaim({ ...deps(night), jobs }, { claimId: id, kind: 'expired' }), 'skipped');
+    assert.equal(queued.length, 1, 'its job queued again');
+    const wait = queued[0]!.startAfter!.getTime() - started;
+    assert.ok(Math.abs(wait - 6 * 3_600_000) < 60_000, `six hours later, at 08:00 in Paris (${wait} ms)`);
+    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 1, 'nothing sent at night');
+
+    const morning = atParisHour(night, 8);
+    assert.equal(await notifyClaim({ ...deps(morning), jobs }, { claimId: id, kind: 'expired' }), 'sent');
+    const messages = await sandboxMessages(t.app, a, c.contractNumber);
+    assert.equal(messages.length, 2);
+    assert.match(messages[1]!.body, /expir/);
+  });
+});
