@@ -366,25 +366,62 @@ export function toMinorUnits(text: string, currency: string): number {
 class AmountTooLarge extends RangeError {}
 
 /**
+ * The longest amount in major units a person may type, in characters (the console inputs' maxlength):
+ * room for a safe integer of minor units, its separator and leading zeros. Longer is refused with this
+ * bound, never cut: cut to a shorter length, "0000000000000000001500" was read as "00000000000000000015",
+ * €15.00 saved for €1,500.
+ */
+export const MAJOR_AMOUNT_MAX_LENGTH = 30;
+
+/**
+ * Why `parseMajorAmount` refused a text before reading it: `too_long` (past MAJOR_AMOUNT_MAX_LENGTH) or
+ * `ambiguous` (a comma and exactly three digits in a currency of three decimals). Pages map the reason
+ * to their own message.
+ */
+export class MajorAmountRefused extends RangeError {
+  constructor(
+    readonly reason: 'too_long' | 'ambiguous',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * An amount typed by a person in major units of `currency` → minor units: `toMinorUnits`, and one decimal
  * comma read as the point ("10,50" as a French operator types it is 10.50). Refuses signs, separators
- * of thousands ("1,000.50", "1,000,00") and more decimals than the currency has. What every console
- * form and CLI option reads an amount with.
+ * of thousands ("1,000.50", "1,000,00") and more decimals than the currency has; a text longer than
+ * MAJOR_AMOUNT_MAX_LENGTH; and, in a currency of three decimals (KWD, BHD, OMR, JOD, TND, LYD, IQD), a
+ * comma followed by exactly three digits ("1,500"), which is 1.5 read as a decimal comma and 1,500 read as
+ * a thousands separator: ambiguous. What every console form and CLI option reads an amount with.
  */
 export function parseMajorAmount(text: string, currency: string): number {
   const trimmed = text.trim();
+  if (trimmed.length > MAJOR_AMOUNT_MAX_LENGTH)
+    throw new MajorAmountRefused('too_long', `must be at most ${MAJOR_AMOUNT_MAX_LENGTH} characters`);
+  if (currencyExponent(currency) === 3 && /^\d+,\d{3}$/.test(trimmed))
+    throw new MajorAmountRefused(
+      'ambiguous',
+      `is ambiguous in ${currency} (three decimals): write the decimal point, such as ${trimmed.replace(',', '.')}`,
+    );
   return toMinorUnits(/^\d+,\d+$/.test(trimmed) ? trimmed.replace(',', '.') : trimmed, currency);
 }
 
 /**
- * `parseMajorAmount`, its refusal pushed to `errors` (0 returned): `invalid_format` for what is not an
- * amount of the currency (its decimals), `out_of_range` for one too large — every error collected.
+ * `parseMajorAmount`, its refusal pushed to `errors` (0 returned): `too_long` past
+ * MAJOR_AMOUNT_MAX_LENGTH, `invalid_format` for what is not an amount of the currency (its decimals, a
+ * three-decimal "1,500"), `out_of_range` for one too large — every error collected.
  */
 export function amountOrError(text: string, currency: string, field: string, errors: FieldError[]): number {
   try {
     return parseMajorAmount(text, currency);
   } catch (error) {
-    const code = error instanceof AmountTooLarge ? 'out_of_range' : 'invalid_format';
+    const code =
+      error instanceof AmountTooLarge
+        ? 'out_of_range'
+        : error instanceof MajorAmountRefused && error.reason === 'too_long'
+          ? 'too_long'
+          : 'invalid_format';
     errors.push({ field, code, message: (error as Error).message });
     return 0;
   }

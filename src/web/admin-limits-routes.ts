@@ -23,6 +23,7 @@ import {
   sendPage,
   type FormBody,
   type WebDeps,
+  WHOLE,
 } from './web-kit.ts';
 
 /**
@@ -99,11 +100,12 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
       });
 
     change('/admin/limits/caps', async (request) => {
-      // the currency longer than 3 letters is refused, not cut; the amount in major units, as typed
+      // the currency longer than 3 letters is refused, not cut; the amount in major units, read whole
+      // (parseMajorAmount refuses it past its length, never cut: "…0001500000" is not 15.00)
       const cap = readCap({
         environment: field(request.body, 'environment', 20),
         currency: field(request.body, 'currency', 10),
-        amount: field(request.body, 'amount', 20),
+        amount: field(request.body, 'amount', WHOLE),
       });
       await setCap(deps.db, actor(request), cap, deps.config.flightCapDefault);
     });

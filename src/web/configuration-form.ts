@@ -1,4 +1,10 @@
-import { currencyExponent, parseMajorAmount, toDecimalString } from '../platform/money.ts';
+import {
+  currencyExponent,
+  MAJOR_AMOUNT_MAX_LENGTH,
+  MajorAmountRefused,
+  parseMajorAmount,
+  toDecimalString,
+} from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import {
   FORMULAS,
@@ -30,12 +36,8 @@ export interface FormValues {
 /** Field name → message, shown next to the field. */
 export type FormErrors = Record<string, string>;
 
-/**
- * The longest amount the form reads, in characters (its inputs' maxlength): room for a safe integer of minor
- * units, its separator and leading zeros. Longer is refused with this bound, never cut: cut to a shorter
- * length, "0000000000000000001500" was read as "00000000000000000015", €15.00 saved for €1,500.
- */
-export const AMOUNT_MAX_LENGTH = 30;
+/** The longest amount the form reads, in characters (its inputs' maxlength): `MAJOR_AMOUNT_MAX_LENGTH`. */
+export const AMOUNT_MAX_LENGTH = MAJOR_AMOUNT_MAX_LENGTH;
 
 export function valuesFrom(body: FormBody | undefined): FormValues {
   // amounts read whole (parseForm refuses them past AMOUNT_MAX_LENGTH); minutes, rate and formula cut to
@@ -87,13 +89,15 @@ function minorUnits(text: string, currency: string): number | undefined {
 }
 
 /**
- * Why an amount's text is refused before it is read, or undefined: longer than AMOUNT_MAX_LENGTH; or, in a
- * currency of three decimals (KWD, BHD, OMR, JOD, TND, LYD, IQD), a comma followed by exactly three digits
- * ("1,500"), which is 1.5 read as a decimal comma and 1,500 read as a thousands separator: ambiguous, refused.
+ * Why `parseMajorAmount` refuses an amount's text before reading it (too long; ambiguous "1,500" in a
+ * currency of three decimals), or undefined: the page says it in its language.
  */
 function amountRefusal(text: string, currency: string): 'tooLong' | 'ambiguous' | undefined {
-  if (text.length > AMOUNT_MAX_LENGTH) return 'tooLong';
-  if (currencyExponent(currency) === 3 && /^\d+,\d{3}$/.test(text)) return 'ambiguous';
+  try {
+    parseMajorAmount(text, currency);
+  } catch (error) {
+    if (error instanceof MajorAmountRefused) return error.reason === 'too_long' ? 'tooLong' : 'ambiguous';
+  }
   return undefined;
 }
 

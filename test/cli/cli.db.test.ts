@@ -262,7 +262,7 @@ describe('amounts in major units', () => {
   it('reads an amount as typed: one decimal comma, the currency’s decimals (KWD 3), no sign (parseMajorAmount)', () => {
     assert.equal(parseMajorAmount('1,50', 'EUR'), 150);
     assert.equal(parseMajorAmount(' 10.50 ', 'EUR'), 1050);
-    assert.equal(parseMajorAmount('1,234', 'KWD'), 1234);
+    assert.equal(parseMajorAmount('1,23', 'KWD'), 1230);
     assert.equal(parseMajorAmount('1.5', 'KWD'), 1500);
     assert.equal(parseMajorAmount('1000', 'JPY'), 1000);
     for (const [text, currency] of [
@@ -270,6 +270,7 @@ describe('amounts in major units', () => {
       ['-1.50', 'EUR'],
       ['1,505', 'EUR'],
       ['1,2345', 'KWD'],
+      ['1,234', 'KWD'],
       ['1,5', 'JPY'],
       ['1,000.50', 'EUR'],
       ['1,000,00', 'EUR'],

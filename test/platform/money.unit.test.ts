@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { FieldError } from '../../src/platform/errors.ts';
 import {
+  amountOrError,
   currencyError,
   currencyExponent,
   formatMoney,
   isIsoCurrency,
   knownCurrencies,
+  MAJOR_AMOUNT_MAX_LENGTH,
+  MajorAmountRefused,
+  parseMajorAmount,
   toDecimalString,
   toMinorUnits,
 } from '../../src/platform/money.ts';
@@ -101,5 +106,43 @@ describe('money: minor units', () => {
     assert.equal(toMinorUnits('5000', 'IQD'), 5000);
     assert.throws(() => toMinorUnits('5000.500', 'IQD'), /whole amount/);
     assert.equal(toDecimalString(500000, 'HUF'), '500000');
+  });
+});
+
+describe('money: an amount as a person types it (parseMajorAmount), the rules every form and CLI option share', () => {
+  it('refuses a text longer than MAJOR_AMOUNT_MAX_LENGTH, never cuts it to a smaller amount', () => {
+    const longest = '1500'.padStart(MAJOR_AMOUNT_MAX_LENGTH, '0');
+    assert.equal(parseMajorAmount(longest, 'EUR'), 150000);
+    assert.equal(parseMajorAmount('0000000000000000001500000', 'EUR'), 150000000, 'read whole, not cut to 20');
+    assert.throws(
+      () => parseMajorAmount(`0${longest}`, 'EUR'),
+      (e: unknown) => e instanceof MajorAmountRefused && e.reason === 'too_long',
+    );
+  });
+
+  it('refuses a comma and three digits in a currency of three decimals ("1,500" KWD: 1.5 or 1500?)', () => {
+    for (const currency of ['KWD', 'BHD', 'OMR', 'JOD', 'TND', 'LYD'])
+      assert.throws(
+        () => parseMajorAmount('1,500', currency),
+        (e: unknown) => e instanceof MajorAmountRefused && e.reason === 'ambiguous',
+        currency,
+      );
+    assert.equal(parseMajorAmount('1.500', 'KWD'), 1500, 'the point says it');
+    assert.equal(parseMajorAmount('1,50', 'KWD'), 1500, 'two digits after the comma are decimals');
+    assert.equal(parseMajorAmount('1,50', 'EUR'), 150);
+  });
+
+  it('amountOrError gives each refusal its field code', () => {
+    const errors: FieldError[] = [];
+    amountOrError('1'.repeat(MAJOR_AMOUNT_MAX_LENGTH + 1), 'EUR', '/a', errors);
+    amountOrError('1,500', 'KWD', '/b', errors);
+    assert.deepEqual(
+      errors.map((e) => [e.field, e.code]),
+      [
+        ['/a', 'too_long'],
+        ['/b', 'invalid_format'],
+      ],
+    );
+    assert.match(errors[1]!.message, /ambiguous in KWD.*1\.500/);
   });
 });

@@ -179,6 +179,18 @@ describe('operator console — limits', () => {
     const cap = (amount: string) =>
       operator.post('/admin/limits/caps', { _csrf: csrf, environment: 'preproduction', currency: 'KWD', amount });
     assert.equal((await cap('1,5005')).statusCode, 422, 'KWD has 3 decimals');
+    const ambiguous = await cap('1,500');
+    assert.equal(ambiguous.statusCode, 422, '1.5 or 1500 KWD: refused, not guessed');
+    assert.match(ambiguous.body, /amount: is ambiguous in KWD/);
+    const tooLong = await cap('1'.padStart(31, '0'));
+    assert.equal(tooLong.statusCode, 422, 'past 30 characters: refused, not cut');
+    assert.match(tooLong.body, /amount: must be at most 30 characters/);
+    // read whole: cut to 20 characters, this was 00000000000000000015, 0.015 KWD saved for 1500 KWD
+    assert.equal((await cap('0000000000000000001500000')).statusCode, 303);
+    assert.equal(
+      (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD')?.amount,
+      1_500_000_000,
+    );
     assert.equal((await cap('1,50')).statusCode, 303);
     const typo = await operator.post('/admin/limits/caps', {
       _csrf: csrf,
