@@ -1,5 +1,4 @@
-import { landlineError, phoneNotMobile } from '../notify/index.ts';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { customerPhoneError, customerPhoneRefusal } from '../notify/index.ts';
 import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
@@ -284,20 +283,9 @@ export async function correctClaimPhone(
 ): Promise<DeskOutcome> {
   const checked = checkDeskAction(input);
   const written = input.phone.trim().replace(/[\s.()-]/g, '');
-  const phone = parsePhoneNumberFromString(written);
-  if (!phone || !phone.isValid() || phone.number !== written)
-    throw new DomainError('validation_failed', 'The phone number is not valid.', {
-      errors: [
-        {
-          field: '/phone',
-          code: 'invalid_format',
-          message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
-        },
-      ],
-    });
-  // the same rule as at subscription: a number the SMS cannot reach (a landline…) is refused
-  const notMobile = landlineError(written, '/phone');
-  if (notMobile) throw phoneNotMobile(notMobile);
+  // the same rule as at subscription: a valid E.164 number the SMS can reach (not a landline…)
+  const phoneError = customerPhoneError(written, '/phone');
+  if (phoneError) throw customerPhoneRefusal(phoneError);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_phone');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
@@ -306,12 +294,12 @@ export async function correctClaimPhone(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.contract_status === 'cancelled' ? 'on a cancelled contract' : claim.status}: nothing more is sent to its customer.`,
       );
-    if (decrypt(deps.keys.encryption, claim.customer_phone_enc) === phone.number)
+    if (decrypt(deps.keys.encryption, claim.customer_phone_enc) === written)
       throw refuseDeskAction(
         'phone_unchanged',
         `Claim ${claim.claim_number}: the contract has this phone number already.`,
       );
-    await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, phone.number));
+    await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, written));
     await auditDeskAction(
       trx,
       claim,

@@ -1,4 +1,3 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
@@ -6,7 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
 import { resendLinksToNewPhone } from '../claims/index.ts';
 import * as contracts from './contracts-repo.ts';
-import { landlineError, phoneNotMobile } from '../notify/index.ts';
+import { customerPhoneError, customerPhoneRefusal } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 
 export interface ContactChange {
@@ -39,23 +38,13 @@ export async function changeContact(
   const changed: (keyof ContactChange)[] = [];
   let newPhone = false;
   if (change.phone !== undefined) {
-    const phone = parsePhoneNumberFromString(change.phone);
-    if (!phone || !phone.isValid() || phone.number !== change.phone)
-      throw new DomainError('validation_failed', 'The phone number is not valid.', {
-        errors: [
-          {
-            field: '/phone',
-            code: 'invalid_format',
-            message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
-          },
-        ],
-      });
+    const phoneError = customerPhoneError(change.phone, '/phone');
+    if (phoneError?.code === 'invalid_format') throw customerPhoneRefusal(phoneError);
     // the same number sent again (a client that PATCHes the whole contact) is no new phone
     newPhone = decrypt(deps.keys.encryption, row.customer_phone_enc) !== change.phone;
     // a number the SMS cannot reach is refused as a new phone; a contract that has one keeps it until
     // changed, so the whole contact sent again with that old number is no error
-    const landline = newPhone ? landlineError(change.phone, '/phone') : undefined;
-    if (landline) throw phoneNotMobile(landline);
+    if (phoneError && newPhone) throw customerPhoneRefusal(phoneError);
     set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
     changed.push('phone');
   }

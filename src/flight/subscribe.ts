@@ -1,4 +1,3 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emitWebhookEvent } from '../webhooks/index.ts';
 import { auditWrite } from '../platform/audit.ts';
 import { encrypt, type EncryptionKeys } from '../platform/crypto.ts';
@@ -20,7 +19,7 @@ import { reserveExposure } from '../limits/index.ts';
 import { canonicalBookingReference, openBookingReference, sealBookingReference } from './booking-reference.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
-import { landlineError, phoneNotMobile } from '../notify/index.ts';
+import { customerPhoneError, customerPhoneRefusal } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { flyingAirline, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { normaliseFlightNumber } from '../reference/index.ts';
@@ -418,14 +417,8 @@ function checkConsent(
 
 function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['customer'] {
   const errors: FieldError[] = [];
-  const phone = parsePhoneNumberFromString(c.phone);
-  if (!phone || !phone.isValid() || phone.number !== c.phone) {
-    errors.push({
-      code: 'invalid',
-      field: '/customer/phone',
-      message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
-    });
-  }
+  const phone = customerPhoneError(c.phone, '/customer/phone');
+  if (phone?.code === 'invalid_format') errors.push(phone);
   const firstName = c.firstName.trim();
   const lastName = c.lastName.trim();
   // the person-name rule of every typed name (platform/person-name.ts): as a policyholder's, so the
@@ -438,14 +431,12 @@ function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['custo
     if (error) errors.push(error);
   }
   // a valid number the SMS cannot reach (a landline): its own code when nothing else is wrong
-  const landline = errors.some((e) => e.field === '/customer/phone')
-    ? undefined
-    : landlineError(c.phone, '/customer/phone');
+  const landline = phone?.code === 'not_allowed' ? phone : undefined;
   if (errors.length)
     throw new DomainError('validation_failed', 'The customer is not valid.', {
       errors: landline ? [landline, ...errors] : errors,
     });
-  if (landline) throw phoneNotMobile(landline);
+  if (landline) throw customerPhoneRefusal(landline);
   return { ...c, firstName, lastName, email: c.email.trim().toLowerCase() };
 }
 

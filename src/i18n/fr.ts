@@ -737,7 +737,7 @@ export const fr = {
     validation_failed: 'Certains champs ne sont pas valides.',
     unknown_airport: 'Aéroport inconnu.',
     unknown_airline: 'Compagnie aérienne inconnue.',
-    phone_not_mobile: 'Numéro de téléphone fixe : le SMS ne peut pas l’atteindre, donnez un numéro de mobile.',
+    phone_not_mobile: 'Ce numéro de téléphone ne peut pas recevoir de SMS\u202f: donnez un numéro de mobile.',
     invalid_departure_time: 'Heure de départ invalide.',
     departure_too_soon: 'Le départ est trop proche pour être assuré.',
     departure_too_far: 'Le départ est trop lointain.',

@@ -70,4 +70,4 @@ export {
   type ReceiptEmailInput,
   type ReminderEmailInput,
 } from './email/customer-emails.ts';
-export { landlineError, notSmsType, phoneNotMobile } from './sms/customer-phone.ts';
+export { customerPhoneError, customerPhoneRefusal, notSmsType } from './sms/customer-phone.ts';

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { parsePhoneNumberFromString as parseWithTypes } from 'libphonenumber-js/max';
 import { DomainError, type FieldError } from '../../platform/errors.ts';
 
@@ -27,10 +28,6 @@ export function notSmsType(phone: string): string | undefined {
   return type && NOT_SMS_TYPES.has(type) ? type : undefined;
 }
 
-export function isLandline(phone: string): boolean {
-  return notSmsType(phone) === 'FIXED_LINE';
-}
-
 export const LANDLINE_MESSAGE =
   'is a landline (fixed-line number): the claim SMS cannot reach it; give a mobile phone number, e.g. +33612345678';
 
@@ -42,6 +39,31 @@ export function landlineError(phone: string, field: string): FieldError | undefi
   const type = notSmsType(phone);
   if (!type) return undefined;
   return { field, code: 'not_allowed', message: type === 'FIXED_LINE' ? LANDLINE_MESSAGE : NOT_MOBILE_MESSAGE };
+}
+
+/**
+ * What is wrong with a customer's phone, the one rule of subscription, contact change and the claim desk:
+ * not a valid number written in E.164 (`invalid_format`: "+33612345678", the metadata's length and
+ * prefixes), or a valid one the SMS cannot reach (`not_allowed`: `landlineError`), or nothing.
+ * `customerPhoneRefusal` turns it into the error to throw.
+ */
+export function customerPhoneError(phone: string, field: string): FieldError | undefined {
+  // validity on the default metadata, as before the rule was shared; the types need `/max`
+  const parsed = parsePhoneNumberFromString(phone);
+  if (!parsed || !parsed.isValid() || parsed.number !== phone)
+    return {
+      field,
+      code: 'invalid_format',
+      message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
+    };
+  return landlineError(phone, field);
+}
+
+/** The error of `customerPhoneError`'s refusal: 422 `phone_not_mobile` (not_allowed) or `validation_failed`. */
+export function customerPhoneRefusal(error: FieldError): DomainError {
+  return error.code === 'not_allowed'
+    ? phoneNotMobile(error)
+    : new DomainError('validation_failed', 'The phone number is not valid.', { errors: [error] });
 }
 
 /** 422 `phone_not_mobile` naming the field. */
