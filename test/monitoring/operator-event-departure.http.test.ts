@@ -146,6 +146,15 @@ describe('operator flight events before and after departure (production)', () =>
     return c;
   };
 
+  /** Every flight's exposure summed (docs/limits.md): what a release takes away. */
+  const totalExposure = async () => {
+    const row = await t.db
+      .selectFrom('flight_exposure')
+      .select([sql<string>`coalesce(sum(amount), 0)`.as('amount'), sql<string>`coalesce(sum(legs), 0)`.as('legs')])
+      .executeTakeFirstOrThrow();
+    return { amount: Number(row.amount), legs: Number(row.legs) };
+  };
+
   it('a contract whose claim was voided ahead: cancellable for its full premium when the flight data was wrong, not for another cause', async () => {
     const cancel = (contractNumber: string) =>
       post(t.app, `${FLIGHT}/cancel`, { contractNumber, reason: 'customer_request' }, p.auth);
@@ -153,11 +162,17 @@ describe('operator flight events before and after departure (production)', () =>
     // the airline never cancelled the flight: the claim paid nothing, the customer may still withdraw
     const wrongData = await voidedAhead('AF7131', 'flight_data');
     const premium = (await contractOf(p, wrongData.contractNumber)).premium.total;
+    const exposed = await totalExposure();
     const cancelled = await cancel(wrongData.contractNumber);
+    // the voided claim's leg is no claimed leg (money owed): its exposure is released like any other's
+    const released = await totalExposure();
+    assert.equal(released.legs, exposed.legs - 1, 'the leg leaves the flight_exposure count');
+    assert.ok(released.amount < exposed.amount, 'its exposure is released');
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.equal(cancelled.body.status, 'cancelled');
     assert.deepEqual(cancelled.body.refund, premium, 'the full premium');
     assert.deepEqual((await cancel(wrongData.contractNumber)).body, cancelled.body, 'the same answer again');
+    assert.deepEqual(await totalExposure(), released, 'released once');
     // the flight's true outcome, reported afterwards, opens nothing on the cancelled contract
     const reportedAgain = await post(
       t.app,
@@ -195,13 +210,30 @@ describe('operator flight events before and after departure (production)', () =>
     assert.equal(preview.status, 200, JSON.stringify(preview.body));
     assert.equal(preview.body.flights.length, 1);
 
-    // passengers leave: every leg, the voided claim's too, stays with fewer passengers insured
+    // passengers leave: every leg, the voided claim's too, stays with fewer passengers insured, and the
+    // share of the one who left is released on both (the voided claim's leg owes nothing)
+    const exposed = await totalExposure();
+    const one = await voidedAhead('AF7136', 'flight_data');
+    const perPassengerLeg = (await totalExposure()).amount - exposed.amount;
+    const cancelledOne = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: one.contractNumber, reason: 'customer_request' },
+      p.auth,
+    );
+    assert.equal(cancelledOne.status, 200, JSON.stringify(cancelledOne.body));
+    assert.deepEqual(await totalExposure(), exposed, 'a one-passenger leg: its exposure, released on /cancel');
     const left = await partial('partial-cancellation', { passengers: 1, contractVersion: before.version });
     assert.equal(left.status, 200, JSON.stringify(left.body));
     assert.equal(left.body.change, 'passenger_cancelled');
     assert.equal(left.body.passengers, 2);
     assert.equal(left.body.flights.length, 2);
     assert.ok(left.body.refund.amount > 0, 'the share of the passenger who left');
+    assert.deepEqual(
+      await totalExposure(),
+      { amount: exposed.amount - 2 * perPassengerLeg, legs: exposed.legs },
+      'one passenger of three released on both legs; the legs stay',
+    );
     const after = await contractOf(p, c.contractNumber);
     assert.equal(after.status, 'active');
     assert.equal(after.passengers, 2);
