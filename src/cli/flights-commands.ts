@@ -43,7 +43,7 @@ export interface FlightsExtras {
 }
 
 export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): void {
-  const { group, leaf, run, db, actor, services } = kit;
+  const { group, leaf, run, db, actor, services, io } = kit;
   const now = extras.now ?? (() => new Date());
   const names = (pointer: string) =>
     ({
@@ -221,7 +221,9 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
       const environment = flightArgs(env, flight, date);
       const watches = await requireWatches(environment, flight, date);
       const { jobs, config } = services();
-      const providers = extras.providers ?? flightProvidersFromConfig(config.flightProvider, db, now);
+      // a provider's warnings (AeroAPI's page limit…) on standard error, as the command line says its errors
+      const stderr = { warn: (o: object, m: string) => io.err(`warning: ${m} ${JSON.stringify(o)}`) };
+      const providers = extras.providers ?? flightProvidersFromConfig(config.flightProvider, db, now, stderr);
       const log = { info: () => {}, warn: () => {}, error: () => {} };
       const results: { watch: FlightWatch; result: CheckOutcome }[] = [];
       for (const watch of watches) {
