@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
+import { cursorInstant } from '../platform/cursor.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { amountOrError, currencyError } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
@@ -425,7 +426,8 @@ function readCursor(text: string): { cursor: repo.ExposureCursor; list: string }
       value.length === 8 &&
       value.every((v) => typeof v === 'string' && v.length <= 40) &&
       /^\d{1,60}$/.test(value[0]) &&
-      !Number.isNaN(Date.parse(value[1])) &&
+      // the strict instant of every cursor: a far date Date.parse reads and PostgreSQL cannot is refused (422)
+      cursorInstant(value[1]) !== undefined &&
       (ENVIRONMENTS as readonly string[]).includes(value[2])
     )
       return { cursor: value.slice(0, 7) as repo.ExposureCursor, list: value[7] as string };

@@ -16,21 +16,23 @@ export function encodeCursor(at: Date, id: string): string {
   return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
 }
 
+/**
+ * A cursor's instant, exactly as `Date.toISOString` writes it, from 1970 to 9999 (a row's, or the
+ * start), or undefined: so no date JavaScript reads and PostgreSQL cannot (year 275760, before Christ)
+ * reaches SQL. What every keyset cursor reads its instant with.
+ */
+export function cursorInstant(at: unknown): Date | undefined {
+  if (typeof at !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at)) return undefined;
+  const date = new Date(at);
+  return date.getTime() >= 0 && date.toISOString() === at ? date : undefined;
+}
+
 /** `field` names where the cursor came from, for the 422 (e.g. "/cursor", "querystring:/cursor"). */
 export function decodeCursor(cursor: string, field: string): Keyset {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    // exactly what encodeCursor writes: an instant from 1970 to 9999 (a row's, or the start), so no
-    // date JavaScript reads and PostgreSQL cannot (year 275760, before Christ) reaches SQL
-    const date =
-      typeof at === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) ? new Date(at) : null;
-    if (
-      typeof id === 'string' &&
-      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) &&
-      date !== null &&
-      date.getTime() >= 0 &&
-      date.toISOString() === at
-    )
+    const date = cursorInstant(at);
+    if (typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) && date)
       return { at: date, id };
   } catch {
     // not ours: fall through

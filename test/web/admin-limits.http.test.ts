@@ -102,6 +102,26 @@ describe('operator console — limits', () => {
     const wrong = await operator.get('/admin/limits?after=not-a-page');
     assert.equal(wrong.statusCode, 422);
     assert.match(wrong.body, /after: is not the next page of this list/);
+    // a crafted cursor of this list (its hash right) whose instant Date.parse reads and PostgreSQL cannot:
+    // refused as every cursor is (platform/cursor.ts cursorInstant), 422, not a 500 from SQL
+    const list = crypto.hash('sha256', JSON.stringify([null, null, null, null, null]), 'buffer');
+    for (const at of ['-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', 'Tue, 1 Jan 2030', '2030-01-01']) {
+      const crafted = Buffer.from(
+        JSON.stringify([
+          '1',
+          at,
+          'production',
+          'SK',
+          'ARN',
+          'CPH',
+          '2030-01-01T10:00',
+          list.subarray(0, 6).toString('base64url'),
+        ]),
+      ).toString('base64url');
+      const far = await operator.get(`/admin/limits?after=${crafted}`);
+      assert.equal(far.statusCode, 422, at);
+      assert.match(far.body, /after: is not the next page of this list/, at);
+    }
     assert.equal((await operator.get('/admin/limits?stops=past')).statusCode, 200);
     // the filter form sent as it comes, every field empty (environment: all)
     const blank = await operator.get('/admin/limits?env=&currency=&airline=&from=&to=');
