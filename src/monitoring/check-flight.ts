@@ -176,7 +176,9 @@ export async function checkFlightWatch(
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
     // measured from now, when the failure is known, not from the check's start (a call can take its timeout)
     const failedAt = deps.now();
-    const retryAfterMs = retryAfterOf(error);
+    // the provider's word on its whole service: monitoring/http.ts keeps a Retry-After on a 429 or a 503
+    // only (never a 500's), so it opens the circuit for every watch
+    const retryAfterMs = error instanceof ProviderError ? error.retryAfterMs : undefined;
     await monitored.breaker.failure(failedAt, permit, retryAfterMs);
     const consecutiveErrors = watch.consecutiveErrors + 1;
     const kind = error instanceof ProviderError ? error.kind : 'rejected';
@@ -297,15 +299,6 @@ export async function checkFlightWatch(
 }
 
 type Patch = Parameters<typeof updateWatch>[3];
-
-/**
- * The provider's Retry-After, when it is one that speaks for the whole service: a 429 (quota) or a
- * 503 (outage). It opens the circuit for every watch; another status's never does.
- */
-function retryAfterOf(error: ProviderError | ProviderRejected): number | undefined {
-  if (!(error instanceof ProviderError)) return undefined;
-  return error.status === 429 || error.status === 503 ? error.retryAfterMs : undefined;
-}
 
 /**
  * Decides the watch: in one transaction, while the watch is still in `from` (locked: an operator's

@@ -19,6 +19,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.ts';
+import { clampRetryAfter } from '../platform/retry-after.ts';
 import { MAX_RETRY_AFTER_MS } from './schedule.ts';
 
 export { MAX_RETRY_AFTER_MS };
@@ -45,7 +46,7 @@ function openUntil(
   coolDownMs: number,
   retryAfterMs: number | undefined,
 ): Date | undefined {
-  const wait = retryAfterMs === undefined ? undefined : Math.min(Math.max(0, retryAfterMs), MAX_RETRY_AFTER_MS);
+  const wait = retryAfterMs === undefined ? undefined : clampRetryAfter(retryAfterMs, MAX_RETRY_AFTER_MS);
   if (!opensByCount && !wait) return undefined;
   return new Date(now.getTime() + Math.max(opensByCount ? coolDownMs : 0, wait ?? 0));
 }

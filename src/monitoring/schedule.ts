@@ -12,6 +12,8 @@
  *   provider's Retry-After, itself at most 1 h), plus up to 20 % jitter so that watches do not retry in step.
  */
 
+import { clampRetryAfter } from '../platform/retry-after.ts';
+
 export const MONITORING_SCHEDULE = {
   /** The planner creates watches for active legs departing within this many hours… */
   planningHorizonHours: 48,
@@ -86,6 +88,6 @@ export function backoffMs(
   const base =
     Math.min(MONITORING_SCHEDULE.backoffCapSeconds, MONITORING_SCHEDULE.backoffBaseSeconds * 2 ** Math.min(n - 1, 30)) *
     1000;
-  const wanted = Math.max(base, Math.min(Math.max(0, retryAfterMs ?? 0), MAX_RETRY_AFTER_MS));
+  const wanted = Math.max(base, clampRetryAfter(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
   return Math.round(wanted * (1 + 0.2 * random()));
 }

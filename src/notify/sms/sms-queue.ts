@@ -3,6 +3,7 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import { clampRetryAfter } from '../../platform/retry-after.ts';
 import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
@@ -26,7 +27,7 @@ import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts'
 export const SMS_QUEUE_POLICY = { retryLimit: 8, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 } as const;
 
 /**
- * A provider's `Retry-After` (429, or a 503 that names it) is obeyed: the send job does not throw (the
+ * A provider's `Retry-After` is obeyed (the Twilio adapter reads it on a 429, every 5xx and a 408): the send job does not throw (the
  * queue's back-off, 3 s then doubling, would call Twilio again before it asked) but queues the message's
  * next send job to start after it, and ends. The wait is at least the back-off the n-th deferral would
  * have had (3 s × 2ⁿ, so a `Retry-After: 1` repeated forever does not call Twilio every second), at
@@ -41,7 +42,7 @@ export const SMS_MAX_DEFERRALS = 8;
 /** How long the n-th deferral (0-based) of a send waits, given the provider's Retry-After. */
 export function deferralDelayMs(retryAfterMs: number, deferrals: number): number {
   const backOff = SMS_QUEUE_POLICY.retryDelay * 1000 * 2 ** Math.min(deferrals, 20);
-  return Math.min(SMS_RETRY_AFTER_MAX_MS, Math.max(retryAfterMs, backOff));
+  return clampRetryAfter(Math.max(retryAfterMs, backOff), SMS_RETRY_AFTER_MAX_MS);
 }
 
 /** A send deferred by the provider's Retry-After: its next send job is queued; the job ends without a retry. */
