@@ -13,7 +13,16 @@ import type { PayoutAttemptRow } from '../payouts/index.ts';
 import type { AuditRow } from '../platform/audit.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
 import { evidenceList } from './claim-evidence.ts';
-import { csrfField, formatDate, formatMoney, formatShortDate, page, tableRegion, type PageContext } from './layout.ts';
+import {
+  csrfField,
+  formatDate,
+  formatMoney,
+  formatShortDate,
+  page,
+  problemList,
+  tableRegion,
+  type PageContext,
+} from './layout.ts';
 
 /**
  * The operator's claim desk (admin-claim-routes.ts, docs/OPERATOR.md): the claim (personal data
@@ -98,7 +107,7 @@ export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: Des
     ctx,
     `${w.nav.claims} ${c.claim_number}`,
     html`<h1><a href="/admin/claims">${w.nav.claims}</a> › <span id="claim-number">${c.claim_number}</span></h1>
-${notice.problems?.length ? html`<div class="alert" role="alert"><ul>${notice.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${problemList(notice.problems)}
 ${notice.done ? html`<p role="status" id="desk-status">${notice.done === 'done' ? d.done : d.replayed}</p>` : ''}
 <h2>${d.claimTitle}</h2>
 <div class="card"><dl class="premium" id="claim">

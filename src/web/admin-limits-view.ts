@@ -11,7 +11,7 @@ import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
 import { MAJOR_AMOUNT_MAX_LENGTH } from '../platform/money.ts';
 import { t } from '../i18n/index.ts';
-import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, formatMoney, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's limits page (admin-limits-routes.ts): exposure, caps and stop-sales, with their forms. */
 
@@ -66,7 +66,7 @@ export function limitsPage(
     ctx,
     w.nav.limits,
     html`<h1>${w.nav.limits}</h1>
-${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${problemList(outcome.problems)}
 ${outcome.done ? html`<p role="status">${l.saved}</p>` : ''}
 ${outcome.alreadySuspended ? html`<p role="status">${l.alreadySuspended}</p>` : ''}
 <section class="card"><h2>${l.highestExposure}</h2>

@@ -21,15 +21,9 @@ import { Decimal } from 'decimal.js';
 import { agreementFormValues, type AgreementFormState, type AgreementFormValues } from './agreement-form.ts';
 import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
-import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, formatMoney, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's partner pages (admin-routes.ts): the list, and one partner with its agreement, documents, keys and users. */
-
-export function problemList(problems: string[] | undefined): SafeHtml | string {
-  return problems?.length
-    ? html`<div class="alert" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
-    : '';
-}
 
 export function partnersPage(ctx: PageContext, partners: Partner[], problems?: string[]): string {
   const w = t(ctx.lang);

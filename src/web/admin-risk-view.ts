@@ -2,7 +2,7 @@ import { ENVIRONMENTS } from '../partners/index.ts';
 import type { RiskModelVersionRow } from '../risk/index.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's risk model page (admin-risk-routes.ts): the versions, where each is active, activation and refit. */
 
@@ -19,7 +19,7 @@ export function riskPage(
     html`<h1>${w.title}</h1>
 <p>${w.intro}</p>
 ${outcome.message ? html`<p class="notice" role="status" id="risk-message">${outcome.message}</p>` : ''}
-${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${problemList(outcome.problems)}
 ${tableRegion(
   w.title,
   html`<table id="risk-versions"><caption class="visually-hidden">${w.title}</caption>

@@ -6,7 +6,7 @@ import {
 } from '../payouts/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import type { Insurer } from '../platform/config.ts';
-import { asset, errorSummary } from './layout.ts';
+import { asset, errorSummary, fieldError } from './layout.ts';
 import {
   countryName,
   customerWords,
@@ -265,6 +265,7 @@ export function claimPage(
   ) => {
     const issue = issues.find((i) => i.field === name);
     const id = `f-${name}`;
+    const error = fieldError(id, issue && issueText(claim.language, issue));
     // codes (IBAN, BIC, account number): a phone shows its letters keyboard in capitals, without
     // corrections; a routing number its digits keyboard
     const typing =
@@ -274,16 +275,17 @@ export function claimPage(
           ? html`inputmode="text" autocapitalize="characters" autocorrect="off" spellcheck="false" maxlength="${name === 'iban' ? 42 : name === 'accountNumber' ? 24 : 14}"`
           : '';
     return html`<label for="${id}">${label}</label>
-<input id="${id}" name="${name}" value="${values[name] ?? ''}" autocomplete="${autocomplete}" ${typing} ${required ? html`aria-required="true"` : ''} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
-${issue ? html`<p class="error" id="${id}-error">${issueText(claim.language, issue)}</p>` : ''}`;
+<input id="${id}" name="${name}" value="${values[name] ?? ''}" autocomplete="${autocomplete}" ${typing} ${required ? html`aria-required="true"` : ''}${error.attributes}>
+${error.message}`;
   };
   const typeIssue = issues.find((i) => i.field === 'accountType');
+  const typeError = fieldError('f-accountType', typeIssue && issueText(claim.language, typeIssue));
   const accountType = html`<label for="f-accountType">${w.accountType}</label>
-<select id="f-accountType" name="accountType" aria-required="true" ${typeIssue ? html`aria-invalid="true" aria-describedby="f-accountType-error"` : ''}>
+<select id="f-accountType" name="accountType" aria-required="true"${typeError.attributes}>
 <option value="" ${values.accountType === 'checking' || values.accountType === 'savings' ? '' : html`selected`}>${w.chooseAccountType}</option>
 ${(['checking', 'savings'] as const).map((t) => html`<option value="${t}" ${values.accountType === t ? html`selected` : ''}>${w[t]}</option>`)}
 </select>
-${typeIssue ? html`<p class="error" id="f-accountType-error">${issueText(claim.language, typeIssue)}</p>` : ''}`;
+${typeError.message}`;
   const accountFields =
     kind === 'us'
       ? html`<input type="hidden" name="accountKind" value="us">

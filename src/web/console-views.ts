@@ -20,7 +20,7 @@ import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import {
   csrfField,
-  errorSummary as sharedErrorSummary,
+  errorSummary,
   fieldError,
   formatDate,
   formatMoney,
@@ -221,7 +221,7 @@ ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</but
     html`<h1>${w.configTitle}</h1>
 ${view.saved ? html`<p class="notice" role="status">${w.saved(view.saved)}</p>` : ''}
 ${view.conflict ? configurationConflict(ctx, view, money, pct) : ''}
-${errorSummary(ctx, agreement, values, errors)}
+${configurationErrorSummary(ctx, agreement, values, errors)}
 ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
 ${configurationWarnings(ctx, view)}
 <p>${w.configIntro}</p>
@@ -246,7 +246,7 @@ ${agreementHistory(ctx, view.versions, view.now)}`,
  * its label (five tiers share their messages); the focus goes there (`autofocus`, no script), as on the
  * claim page: a keyboard or screen reader user lands on what to fix rather than at the top of the page.
  */
-export function errorSummary(
+export function configurationErrorSummary(
   ctx: PageContext,
   agreement: Agreement,
   values: FormValues,
@@ -262,7 +262,7 @@ export function errorSummary(
     ['cancellation', `${w.cancellationAmount} (${agreement.currency})`],
     ['commission', w.commission],
   ];
-  return sharedErrorSummary(
+  return errorSummary(
     w.fixErrors,
     labels
       .filter(([name]) => errors[name] !== undefined)

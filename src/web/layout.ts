@@ -148,6 +148,13 @@ export function fieldError(
   };
 }
 
+/** The problems of a refused console action, said at the top of the page (an alert: read out at once). */
+export function problemList(problems: string[] | undefined): SafeHtml | string {
+  return problems?.length
+    ? html`<div class="alert" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
+    : '';
+}
+
 /** A message page (errors, 403, 404). */
 export function messagePage(ctx: PageContext, title: string, message: string): string {
   return page(ctx, title, html`<h1>${title}</h1><p>${message}</p>`);

@@ -7,7 +7,7 @@ import {
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { csrfField, formatDate, mayChange, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, mayChange, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /** The console's webhooks page: endpoints, their forms, the delivery log. */
 
@@ -34,7 +34,7 @@ export function webhooksPage(
     w.webhooksTitle,
     html`<h1>${w.webhooksTitle}</h1><p>${w.webhooksIntro}</p>
 <form method="get" action="/console/webhooks" class="row"><div><label for="w-env">${w.environment}</label><select id="w-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
-${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${problemList(outcome.problems)}
 ${endpoints.some((e) => e.pausedReason === 'gone' || e.pausedReason === 'failing') ? html`<p class="alert" role="alert" data-paused-by-platform>${w.pausedByPlatform}</p>` : ''}
 ${outcome.notice ? html`<p class="notice" role="status">${outcome.notice === 'test' ? w.testSent : w.redelivered}</p>` : ''}
 ${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
