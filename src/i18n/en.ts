@@ -599,6 +599,7 @@ export const en = {
     passwordRule: 'At least 10 characters.',
     passwordsDiffer: 'The two passwords differ.',
     passwordTooShort: 'The password must have at least 10 characters.',
+    passwordTooLong: 'The password must have at most 1024 characters.',
     savePassword: 'Save the password',
     linkInvalid: 'This link is not valid: it was already used, it expired, or it was replaced by a newer one.',
     addressTaken:

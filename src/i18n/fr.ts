@@ -615,6 +615,7 @@ export const fr = {
     passwordRule: 'Au moins 10 caractères.',
     passwordsDiffer: 'Les deux mots de passe diffèrent.',
     passwordTooShort: 'Le mot de passe doit compter au moins 10 caractères.',
+    passwordTooLong: 'Le mot de passe doit compter au plus 1024 caractères.',
     savePassword: 'Enregistrer le mot de passe',
     linkInvalid: 'Ce lien n’est pas valable\u202f: il a déjà servi, il a expiré, ou un lien plus récent l’a remplacé.',
     addressTaken:

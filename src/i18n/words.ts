@@ -590,6 +590,7 @@ export interface Words {
     passwordRule: string;
     passwordsDiffer: string;
     passwordTooShort: string;
+    passwordTooLong: string;
     savePassword: string;
     linkInvalid: string;
     /** An invitation's link when its address already signs in, at another partner. */

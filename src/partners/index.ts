@@ -82,6 +82,7 @@ export {
   resendInvitation,
   sendPasswordReset,
   listUsers,
+  MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
   peekPasswordLink,
   recordUserSignIn,

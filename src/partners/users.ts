@@ -26,6 +26,8 @@ export const USER_LINKS = {
 } as const;
 
 export const MIN_PASSWORD_LENGTH = 10;
+/** The longest password accepted (a longer one is refused, never cut). */
+export const MAX_PASSWORD_LENGTH = 1024;
 
 export interface UserDeps {
   db: Db;
@@ -66,7 +68,7 @@ function checkPassword(password: string): void {
       ],
     });
   }
-  if (password.length > 1024) {
+  if (password.length > MAX_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', 'The password is too long.', {
       errors: [{ field: '/password', code: 'too_long', message: 'must be at most 1024 characters' }],
     });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
   peekPasswordLink,
   requestPasswordReset,
@@ -13,7 +14,7 @@ import { t } from '../i18n/index.ts';
 import { messagePage, page, type PageContext } from './layout.ts';
 import { countResetRequest, endUserSessions, sameSecret } from './sessions.ts';
 import { loginCsrf } from './sign-in.ts';
-import { contextOf, COOKIES, field, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
+import { contextOf, COOKIES, field, sendPage, type FormBody, type WebDeps, WHOLE } from './web-kit.ts';
 
 /**
  * Pages without a session: "forgot password" (/portal/forgot) and the single-use links of invitations
@@ -70,8 +71,10 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       const csrf = loginCsrf(deps.config, request, reply);
       if (!sameSecret(field(request.body, '_csrf'), request.cookies[COOKIES.login.name]))
         return sendPage(reply, 403, setPasswordPage(ctx, token, link, csrf, w.formExpired));
-      const password = field(request.body, 'password', 1024);
-      if (password !== field(request.body, 'confirm', 1024))
+      // read whole (trimmed, as ever): cut to 1024, a longer one was saved as another password;
+      // past 1024 characters it is refused (users.ts)
+      const password = field(request.body, 'password', WHOLE);
+      if (password !== field(request.body, 'confirm', WHOLE))
         return sendPage(reply, 422, setPasswordPage(ctx, token, link, csrf, w.partnerUsers.passwordsDiffer));
       if (password.length < MIN_PASSWORD_LENGTH)
         return sendPage(reply, 422, setPasswordPage(ctx, token, link, csrf, w.partnerUsers.passwordTooShort));
@@ -80,7 +83,18 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
         used = await usePasswordLink(users, token, password, endUserSessions);
       } catch (error) {
         if (!(error instanceof DomainError) || error.status !== 422) throw error;
-        return sendPage(reply, 422, setPasswordPage(ctx, token, link, csrf, w.partnerUsers.passwordTooShort));
+        const tooLong = password.length > MAX_PASSWORD_LENGTH;
+        return sendPage(
+          reply,
+          422,
+          setPasswordPage(
+            ctx,
+            token,
+            link,
+            csrf,
+            tooLong ? w.partnerUsers.passwordTooLong : w.partnerUsers.passwordTooShort,
+          ),
+        );
       }
       // used meanwhile by another request: the link no longer works
       if (!used) return sendPage(reply, 404, messagePage(ctx, '404', w.partnerUsers.linkInvalid));

@@ -22,6 +22,7 @@ import {
   requireSession,
   sendPage,
   type FormBody,
+  WHOLE,
 } from './web-kit.ts';
 
 /**
@@ -86,7 +87,8 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
       const outcome = await signIn(deps, {
         kind,
         email,
-        password: field(request.body, 'password', 1024),
+        // read whole (trimmed, as ever): signIn refuses past 1024 characters, no cut matches a shorter one
+        password: field(request.body, 'password', WHOLE),
         address: request.ip,
         lang: ctx.lang,
         previousToken: request.cookies[cookie.name],

@@ -115,6 +115,10 @@ describe('partner users', () => {
       return b.post(path, { _csrf: b.cookies.get('psl_login')!, password: 'a new password 42', confirm: 'other' });
     });
     assert.equal(mismatch.statusCode, 422);
+    // read whole, never cut: 1025 characters are refused (and said so), not saved as their first 1024
+    const long = await setPassword(path, 'a'.repeat(1025));
+    assert.equal(long.statusCode, 422);
+    assert.match(long.body, /at most 1024 characters/);
     assert.equal((await setPassword(path, 'a new password 42')).statusCode, 200);
     // single use: the same link again opens nothing
     assert.equal((await new Browser(t.app).get(path)).statusCode, 404);
