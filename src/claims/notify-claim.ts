@@ -61,10 +61,10 @@ export interface NotifyDeps {
 type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
 type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
 
-/** The audit action of each message. */
 /** A reminder is not held by the quiet hours past its due date less this: it is sent at night instead. */
 export const REMINDER_DUE_MARGIN_MS = 3_600_000;
 
+/** The audit action of each message. */
 const ACTIONS: Record<NotifyKind, string> = {
   opened: 'awaiting_bank_details',
   payment_failed: 'new_bank_details_requested',

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { findAirline, findAirport, normaliseFlightNumber } from '../reference/index.ts';
+import { findAirline, findAirport, ICAO_OVERRIDES, normaliseFlightNumber } from '../reference/index.ts';
 import {
   assignTime,
   closestTo,
@@ -172,23 +172,6 @@ function nextCursor(body: unknown): string | undefined {
     return undefined;
   }
 }
-
-/**
- * ICAO codes the airline reference data (OpenFlights, first record per IATA code) gets wrong for
- * airlines flying today, from the airlines' own published codes: AZ is ITA Airways (ITY) since
- * Alitalia (AZA) stopped in 2021; BF is French bee (FBU); W4 Wizz Air Malta (WMT); W9 Wizz Air UK
- * (WUK); TB TUI fly Belgium (JAF). `null`: one IATA code flown under several ICAO codes — U2 easyJet
- * (EZY, EJU, EZS), EW Eurowings (EWG, EWE) — so the IATA ident is sent instead.
- */
-const ICAO_OVERRIDES: Readonly<Record<string, string | null>> = {
-  AZ: 'ITY',
-  BF: 'FBU',
-  W4: 'WMT',
-  W9: 'WUK',
-  TB: 'JAF',
-  U2: null,
-  EW: null,
-};
 
 /** The ICAO form of an IATA designator ("AF006" → "AFR6"), when the airline's ICAO code is known. */
 function icaoIdent(flightNumber: string): string | undefined {

@@ -39,3 +39,20 @@ export function findAirline(iata: string): Airline | undefined {
   byCode ??= load();
   return byCode.get(iata.toUpperCase());
 }
+
+/**
+ * ICAO codes the airline reference data (OpenFlights, first record per IATA code) gets wrong for
+ * airlines flying today, from the airlines' own published codes: AZ is ITA Airways (ITY) since
+ * Alitalia (AZA) stopped in 2021; BF is French bee (FBU); W4 Wizz Air Malta (WMT); W9 Wizz Air UK
+ * (WUK); TB TUI fly Belgium (JAF). `null`: one IATA code flown under several ICAO codes — U2 easyJet
+ * (EZY, EJU, EZS), EW Eurowings (EWG, EWE) — so the IATA ident is sent instead.
+ */
+export const ICAO_OVERRIDES: Readonly<Record<string, string | null>> = {
+  AZ: 'ITY',
+  BF: 'FBU',
+  W4: 'WMT',
+  W9: 'WUK',
+  TB: 'JAF',
+  U2: null,
+  EW: null,
+};

@@ -1,5 +1,5 @@
 /** The reference domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
-export { findAirline } from './airlines.ts';
+export { findAirline, ICAO_OVERRIDES } from './airlines.ts';
 export { findAirport } from './airports.ts';
 export { normaliseFlightNumber } from './flight-designators.ts';
 export { ZIP_CODE_PATTERN, findZipCode, matchCity, warmPostalCodes } from './postal-codes.ts';
