@@ -32,20 +32,31 @@ describe('Flight Delay API — cancellation and claims', () => {
   let flightSeq = 100;
   async function contract(
     who: TestPartner,
-    options: { days?: number; returnTrip?: boolean; passengers?: number; flight?: string } = {},
+    options: {
+      days?: number;
+      returnTrip?: boolean;
+      passengers?: number;
+      flight?: string;
+      /** Another outbound than Paris → New York at 10:30, `days` ahead. */
+      outbound?: { departureAirport: string; arrivalAirport: string; departureDateTime: string };
+    } = {},
   ) {
     at(new Date());
-    const body = trip(options.days ?? 10, {
-      returnTrip: options.returnTrip,
-      additionalPassengers: (options.passengers ?? 1) - 1,
-    });
+    const body = {
+      ...trip(options.days ?? 10, {
+        returnTrip: options.returnTrip,
+        additionalPassengers: (options.passengers ?? 1) - 1,
+      }),
+      ...options.outbound,
+    };
     const quote = await post(t.app, `${FLIGHT}/getPrice`, body, who.auth);
+    assert.equal(quote.status, 200, JSON.stringify(quote.body));
     const flight = options.flight ?? `AF${flightSeq++}`;
     const flights = [
       {
         flightNumber: flight,
-        departureAirport: 'CDG',
-        arrivalAirport: 'JFK',
+        departureAirport: body.departureAirport,
+        arrivalAirport: body.arrivalAirport,
         departureDateTime: body.departureDateTime,
       },
     ];
@@ -264,39 +275,8 @@ describe('Flight Delay API — cancellation and claims', () => {
     it("the first departure is the origin airport's local time: New York's 18:00 is 23:00Z, cancellable until then", async (ctx) => {
       ctx.after(() => at(new Date()));
       const day = daysAhead(10, '18:00');
-      const subscribeFrom = async () => {
-        at(new Date());
-        const body = { departureAirport: 'JFK', arrivalAirport: 'CDG', airline: 'AF', departureDateTime: day };
-        const quote = await post(t.app, `${FLIGHT}/getPrice`, body, a.auth);
-        assert.equal(quote.status, 200, JSON.stringify(quote.body));
-        const res = await post(
-          t.app,
-          `${FLIGHT}/subscribe`,
-          {
-            quoteReference: quote.body.quoteReference,
-            customer: {
-              firstName: 'Ada',
-              lastName: 'Byron',
-              email: 'ada@example.com',
-              phone: '+447911123456',
-              language: 'en',
-            },
-            booking: { reference: 'PNR123' },
-            consent: consent(),
-            flights: [
-              {
-                flightNumber: `AF${flightSeq++}`,
-                departureAirport: 'JFK',
-                arrivalAirport: 'CDG',
-                departureDateTime: day,
-              },
-            ],
-          },
-          a.auth,
-        );
-        assert.equal(res.status, 201, JSON.stringify(res.body));
-        return res.body;
-      };
+      const subscribeFrom = () =>
+        contract(a, { outbound: { departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: day } });
       const cancel = (contractNumber: string) =>
         post(t.app, `${FLIGHT}/cancel`, { contractNumber, reason: 'ticket_cancelled' }, a.auth);
       const first = await subscribeFrom();
