@@ -408,6 +408,19 @@ export function parseMajorAmount(text: string, currency: string): number {
 }
 
 /**
+ * Why `parseMajorAmount` refuses `text` before reading it (`too_long`, `ambiguous`), or undefined when it
+ * reads it or refuses it as no amount of the currency: pages say the reason in their own language.
+ */
+export function majorAmountRefusal(text: string, currency: string): MajorAmountRefused['reason'] | undefined {
+  try {
+    parseMajorAmount(text, currency);
+  } catch (error) {
+    if (error instanceof MajorAmountRefused) return error.reason;
+  }
+  return undefined;
+}
+
+/**
  * `parseMajorAmount`, its refusal pushed to `errors` (0 returned): `too_long` past
  * MAJOR_AMOUNT_MAX_LENGTH, `invalid_format` for what is not an amount of the currency (its decimals, a
  * three-decimal "1,500"), `out_of_range` for one too large — every error collected.

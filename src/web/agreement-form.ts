@@ -6,7 +6,7 @@ import {
   type AgreementInput,
 } from '../partners/index.ts';
 import type { DomainError, FieldError } from '../platform/errors.ts';
-import { currencyExponent, toDecimalString } from '../platform/money.ts';
+import { currencyExponent, majorAmountRefusal, toDecimalString } from '../platform/money.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import { field, fieldErrorText, fieldList, problemLines, WHOLE, type FormBody } from './web-kit.ts';
 
@@ -105,7 +105,8 @@ export function parseAgreementForm(
 
 /**
  * A refused save in the page's language, each field by its label: an amount not in the currency told
- * how to write it (its decimals, an example), the others as `problemLines` tells them.
+ * how to write it (its decimals, an example; the point where a comma is ambiguous), the others as
+ * `problemLines` tells them.
  */
 export function agreementProblemLines(error: DomainError, values: AgreementFormValues, lang: Lang): string[] {
   const w = t(lang);
@@ -125,6 +126,9 @@ export function agreementProblemLines(error: DomainError, values: AgreementFormV
     const bound = name === 'compensationMin' || name === 'compensationMax';
     // an amount not in the currency (its decimals): told how to write one; "is too large" is out_of_range
     if (bound && e.code === 'invalid_format') {
+      // "1,500" in a currency of three decimals: 1.5 or 1,500, said as such rather than as decimals
+      if (majorAmountRefusal(values[name], values.currency) === 'ambiguous')
+        return `${field} ${w.errors.amountAmbiguous(values.currency)}`;
       const decimals = currencyExponent(values.currency);
       const point = lang === 'fr' ? ',' : '.';
       return `${field} ${w.amountInCurrency(values.currency, decimals, decimals ? `10${point}${'0'.repeat(decimals)}` : '10')}`;

@@ -1,7 +1,7 @@
 import {
   currencyExponent,
   MAJOR_AMOUNT_MAX_LENGTH,
-  MajorAmountRefused,
+  majorAmountRefusal,
   parseMajorAmount,
   toDecimalString,
 } from '../platform/money.ts';
@@ -88,19 +88,6 @@ function minorUnits(text: string, currency: string): number | undefined {
   }
 }
 
-/**
- * Why `parseMajorAmount` refuses an amount's text before reading it (too long; ambiguous "1,500" in a
- * currency of three decimals), or undefined: the page says it in its language.
- */
-function amountRefusal(text: string, currency: string): 'tooLong' | 'ambiguous' | undefined {
-  try {
-    parseMajorAmount(text, currency);
-  } catch (error) {
-    if (error instanceof MajorAmountRefused) return error.reason === 'too_long' ? 'tooLong' : 'ambiguous';
-  }
-  return undefined;
-}
-
 /** The commission's decimals in percent: "12.345" % is a rate of 0.12345. */
 const COMMISSION_DECIMALS = 3;
 
@@ -124,12 +111,12 @@ export function parseForm(
   const currency = agreement.currency;
   const bounds = boundsMessages(agreement, lang);
   const amountError = (text: string) => {
-    const refusal = amountRefusal(text, currency);
-    if (refusal === 'tooLong') return w.errors.amountTooLong(AMOUNT_MAX_LENGTH);
+    const refusal = majorAmountRefusal(text, currency);
+    if (refusal === 'too_long') return w.errors.amountTooLong(AMOUNT_MAX_LENGTH);
     if (refusal === 'ambiguous') return w.errors.amountAmbiguous(currency);
     return tooManyDecimals(text, currencyExponent(currency)) ? bounds.amountDecimals : bounds.amount;
   };
-  const amountOf = (text: string) => (amountRefusal(text, currency) ? undefined : minorUnits(text, currency));
+  const amountOf = (text: string) => (majorAmountRefusal(text, currency) ? undefined : minorUnits(text, currency));
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
   if (!formula) errors.formula = w.errors.formula;

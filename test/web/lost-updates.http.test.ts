@@ -260,9 +260,16 @@ describe('consoles: a save from a version another save replaced is refused, what
     assert.equal((await ops.post(`${base}/agreement`, form(switched.body, 'EUR', '10', '500'))).statusCode, 303);
     const saved = await repo.findAgreement(t.db, partner.id);
     assert.deepEqual([saved?.currency, saved?.compensationMin, saved?.compensationMax], ['EUR', 1_000, 50_000]);
-    // KWD: three decimals in the example, the bounds typed with them
+    // KWD: three decimals in the example, the bounds typed with them; "10,125" could be ten thousand: refused
     const page = (await ops.get(base)).body;
-    assert.equal((await ops.post(`${base}/agreement`, form(page, 'KWD', '10,125', '500'))).statusCode, 303);
+    const ambiguous = await ops.post(`${base}/agreement`, form(page, 'KWD', '10,125', '500'));
+    assert.equal(ambiguous.statusCode, 422);
+    assert.match(
+      ambiguous.body,
+      /Lowest compensation: In KWD, a comma followed by three digits may be a decimal or a thousands separator/,
+    );
+    assert.equal((await repo.findAgreement(t.db, partner.id))?.currency, 'EUR', 'nothing saved');
+    assert.equal((await ops.post(`${base}/agreement`, form(ambiguous.body, 'KWD', '10.125', '500'))).statusCode, 303);
     const kwd = (await ops.get(base)).body;
     assert.match(kwd, /Minimum compensation \(KWD, e\.g\. 10\.000\)/);
     assert.equal((await repo.findAgreement(t.db, partner.id))?.compensationMin, 10_125);
