@@ -13,7 +13,7 @@ import {
   type FlightStatus,
   type FlightStatusProvider,
 } from './flight-status.ts';
-import { excerpt, getJson } from './http.ts';
+import { excerpt, getJson, providerFailure } from './http.ts';
 
 /**
  * Cirium FlightStats Flex "Flight Status by flight, departing on date" adapter:
@@ -105,7 +105,7 @@ export class FlightStatsProvider implements FlightStatusProvider {
     url.searchParams.set('appKey', this.options.appKey);
     url.searchParams.set('utc', 'false');
 
-    const { body } = await getJson(
+    const { body, headers } = await getJson(
       {
         provider: this.name,
         url,
@@ -116,14 +116,14 @@ export class FlightStatsProvider implements FlightStatusProvider {
       },
       flightStatsErrorDetail,
     );
-    // FlightStats may describe an error in a body: { error: { httpStatusCode, errorMessage, … } }
+    // FlightStats may describe an error in a 200 body: { error: { httpStatusCode, errorMessage, … } },
+    // classified as that status would be (a 429 there is a rate limit: back-off and circuit breaker,
+    // with the answer's Retry-After if it has one)
     const embedded = (body as { error?: { httpStatusCode?: unknown } } | null)?.error;
     if (embedded && typeof embedded === 'object') {
       const status = typeof embedded.httpStatusCode === 'number' ? embedded.httpStatusCode : 500;
       const message = `${this.name} GET ${url.pathname}: ${status} ${flightStatsErrorDetail(body) ?? ''}`.trim();
-      if (status >= 500 || status === 429 || status === 408)
-        throw new ProviderError(this.name, 'http', message, { status });
-      throw new ProviderRejected(this.name, message, { status });
+      throw providerFailure(this.name, status, message, headers, this.options.now?.() ?? new Date());
     }
     const statuses = (body as { flightStatuses?: unknown } | null)?.flightStatuses;
     if (!Array.isArray(statuses)) {

@@ -19,6 +19,8 @@ export interface GetJsonOptions {
 export interface JsonResponse {
   status: number;
   body: unknown;
+  /** The answer's headers (a Retry-After beside an error stated in a 200 body). */
+  headers: Headers;
 }
 
 /** Statuses whose answer is worth trying again later. */
@@ -71,13 +73,30 @@ export async function getJson(
   if (status >= 200 && status < 300) {
     if (!parsed || body === undefined)
       throw new ProviderError(provider, 'bad_response', `${where}: ${status} with a body that is not JSON`, { status });
-    return { status, body };
+    return { status, body, headers: response.headers };
   }
   const detail = (parsed ? errorDetail(body) : undefined) ?? response.statusText;
   const message = `${where}: ${status}${detail ? ` ${detail}` : ''}`;
+  throw providerFailure(provider, status, message, response.headers, options.now?.() ?? new Date());
+}
+
+/**
+ * The typed error for a provider's failure status — the HTTP status of the answer, or the status a
+ * provider states inside a body (FlightStats' `error.httpStatusCode`, served with a 200): 429 →
+ * `rate_limited`, other 5xx / 408 → `http`, with `retryAfterMs` from the answer's Retry-After on a
+ * 429 or a 503 only; any other status → ProviderRejected. One classification for both, so a rate
+ * limit said in a body throttles (back-off, circuit breaker) exactly as a 429 does.
+ */
+export function providerFailure(
+  provider: string,
+  status: number,
+  message: string,
+  headers: Headers,
+  now: Date,
+): ProviderError | ProviderRejected {
   if (status === 429) {
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date());
-    throw new ProviderError(
+    const retryAfterMs = parseRetryAfter(headers.get('retry-after'), now);
+    return new ProviderError(
       provider,
       'rate_limited',
       message,
@@ -87,16 +106,15 @@ export async function getJson(
   if (retryableStatus(status)) {
     // Retry-After is read on a 503 only (with 429 above): the provider's word on its whole service.
     // On a 500/502/504/408 it is no such thing, and would open the circuit for every watch.
-    const retryAfterMs =
-      status === 503 ? parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date()) : undefined;
-    throw new ProviderError(
+    const retryAfterMs = status === 503 ? parseRetryAfter(headers.get('retry-after'), now) : undefined;
+    return new ProviderError(
       provider,
       'http',
       message,
       retryAfterMs === undefined ? { status } : { status, retryAfterMs },
     );
   }
-  throw new ProviderRejected(provider, message, { status });
+  return new ProviderRejected(provider, message, { status });
 }
 
 /** A short, single-line excerpt of a provider-supplied message (it ends up in logs). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { decide, ProviderError, ProviderRejected, type FlightQuery } from '../../src/monitoring/flight-status.ts';
+import { CircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
 import { FLIGHTSTATS_DEFAULT_BASE_URL, FlightStatsProvider } from '../../src/monitoring/flightstats.ts';
 import {
   assertValidFlightStatsResponse,
@@ -372,6 +373,51 @@ describe('Cirium FlightStats adapter', () => {
         }),
     });
     await assert.rejects(embedded.fetchStatus(AF6), (e: unknown) => e instanceof ProviderRejected && e.status === 403);
+  });
+
+  it("a rate limit described in a 200 body is a rate limit: kind rate_limited, the answer's Retry-After opens the breaker", async () => {
+    const now = at('2025-06-01T12:00:00Z');
+    const limited = (headers: Record<string, string>) =>
+      new FlightStatsProvider({
+        appId: 'a',
+        appKey: 'b',
+        now: () => now,
+        fetch: async () =>
+          Response.json(
+            {
+              error: {
+                httpStatusCode: 429,
+                errorId: 'x',
+                errorMessage: 'Rate limit exceeded',
+                errorCode: 'RATE_LIMIT_EXCEEDED',
+              },
+            },
+            { headers },
+          ),
+      });
+    const error = await limited({ 'retry-after': '120' })
+      .fetchStatus(AF6)
+      .then(
+        () => assert.fail('an error body must throw'),
+        (e: unknown) => e,
+      );
+    assert.ok(error instanceof ProviderError);
+    assert.equal(error.kind, 'rate_limited', 'a quota, not an HTTP failure');
+    assert.equal(error.status, 429);
+    assert.equal(error.retryAfterMs, 120_000);
+    // as AeroAPI's 429: the breaker opens at once, for every watch, until the provider's time
+    const breaker = new CircuitBreaker();
+    const permit = breaker.acquire(now);
+    assert.ok(permit.allowed);
+    breaker.failure(now, permit, error.retryAfterMs);
+    assert.equal(breaker.state, 'open');
+    const later = breaker.acquire(new Date(now.getTime() + 60_000));
+    assert.equal(later.allowed, false);
+    // without a Retry-After: still a rate limit (one failure for the breaker, back-off for the watch)
+    await assert.rejects(
+      limited({}).fetchStatus(AF6),
+      (e: unknown) => e instanceof ProviderError && e.kind === 'rate_limited' && e.retryAfterMs === undefined,
+    );
   });
 
   it('timeout: a server that never answers → retryable ProviderError', async (t) => {
