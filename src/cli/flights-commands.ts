@@ -431,6 +431,8 @@ function outcomeText(r: CheckOutcome): string {
       return `provider error (${r.error}); ${r.consecutiveErrors} in a row, next check ${when(r.nextCheckAt)}`;
     case 'circuit_open':
       return `provider circuit open: no call made, next check ${when(r.nextCheckAt)}`;
+    case 'beyond_provider_history':
+      return `not checked: ${r.provider} keeps no flight data older than ${r.historyDays} days (not a provider failure). State what happened from another source: parasol flights event --env … <flight> <date> --status …`;
     case 'no_provider':
       return `no flight-status provider configured for this environment (PARASOL_FLIGHT_PROVIDER); next check ${when(r.nextCheckAt)}`;
   }

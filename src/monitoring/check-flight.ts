@@ -7,6 +7,7 @@ import { providerCallsTotal, recordBreakerState } from '../platform/metrics.ts';
 import { evidence, flightEventFor } from './flight-event.ts';
 import {
   decide,
+  ProviderBeyondHistory,
   ProviderError,
   ProviderRejected,
   sameDesignator,
@@ -39,7 +40,12 @@ export interface CheckDeps {
 }
 
 export type ManualReviewReason =
-  'no_final_status' | 'missing_gate_times' | 'unknown_flight' | 'provider_unavailable' | 'several_routes';
+  | 'no_final_status'
+  | 'missing_gate_times'
+  | 'unknown_flight'
+  | 'provider_unavailable'
+  | 'several_routes'
+  | 'beyond_provider_history';
 
 export type CheckOutcome =
   | { outcome: 'missing' }
@@ -50,7 +56,9 @@ export type CheckOutcome =
   | { outcome: 'manual_review'; reason: ManualReviewReason }
   | { outcome: 'provider_error'; error: string; consecutiveErrors: number; nextCheckAt: Date }
   | { outcome: 'circuit_open'; nextCheckAt: Date }
-  | { outcome: 'no_provider'; nextCheckAt: Date };
+  | { outcome: 'no_provider'; nextCheckAt: Date }
+  /** The provider keeps no data that old (AeroAPI: 10 days): not asked, not a provider failure. */
+  | { outcome: 'beyond_provider_history'; provider: string; historyDays: number };
 
 export interface CheckOptions {
   /** An operator's check: also runs on a watch in manual review. */
@@ -127,6 +135,18 @@ export async function checkFlightWatch(
     return { outcome: 'no_provider', nextCheckAt };
   }
 
+  const query = {
+    flightNumber: watch.flightNumber,
+    departureDate: watch.departureDate,
+    origin: watch.origin,
+    destination: watch.destination,
+    scheduledDeparture: watch.scheduledDeparture,
+  };
+  // A flight older than the provider's history (AeroAPI: 10 days, a 400) is not asked at all: the
+  // answer is known, and it is no failure of the provider (no breaker, no error count).
+  if (monitored.provider.beyondHistory?.(query, now))
+    return beyondHistory(deps, watch, from, monitored.provider.name, monitored.provider.historyDays, actor);
+
   const permit = await monitored.breaker.acquire(now);
   recordBreakerState(monitored.provider.name, monitored.breaker.state);
   if (!permit.allowed) {
@@ -149,16 +169,7 @@ export async function checkFlightWatch(
 
   let status: FlightStatus | undefined;
   try {
-    status = await monitored.provider.fetchStatus(
-      {
-        flightNumber: watch.flightNumber,
-        departureDate: watch.departureDate,
-        origin: watch.origin,
-        destination: watch.destination,
-        scheduledDeparture: watch.scheduledDeparture,
-      },
-      options.signal ? { signal: options.signal } : {},
-    );
+    status = await monitored.provider.fetchStatus(query, options.signal ? { signal: options.signal } : {});
     if (
       status &&
       (!sameDesignator(status.flightNumber, watch.flightNumber) || status.departureDate !== watch.departureDate)
@@ -173,6 +184,10 @@ export async function checkFlightWatch(
     recordBreakerState(monitored.provider.name, monitored.breaker.state);
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: status ? 'ok' : 'unknown_flight' });
   } catch (error) {
+    // the provider said it keeps no data that old (AeroAPI's 400 at the edge of its 10 days): not a
+    // failure, the breaker is not told
+    if (error instanceof ProviderBeyondHistory)
+      return beyondHistory(deps, watch, from, error.provider, error.historyDays, actor);
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
     // measured from now, when the failure is known, not from the check's start (a call can take its timeout)
     const failedAt = deps.now();
@@ -357,6 +372,32 @@ async function decided(
     'flight decided',
   );
   return { outcome: 'decided', decision, claimsOpened };
+}
+
+/**
+ * The provider keeps no data on the flight any more: nothing to poll. A watching watch goes to manual
+ * review (`beyond_provider_history`); one already there stays as it is (an operator's `flights check`).
+ */
+async function beyondHistory(
+  deps: CheckDeps,
+  watch: FlightWatch,
+  from: FlightWatchState[],
+  provider: string,
+  historyDays: number | undefined,
+  actor: string,
+): Promise<CheckOutcome> {
+  const days = historyDays ?? 0;
+  if (watch.state === 'watching')
+    await manualReview(
+      deps,
+      watch,
+      from,
+      'beyond_provider_history',
+      actor,
+      { provider, historyDays: days },
+      { lastOutcome: 'beyond_provider_history' },
+    );
+  return { outcome: 'beyond_provider_history', provider, historyDays: days };
 }
 
 async function manualReview(

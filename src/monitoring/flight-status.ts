@@ -125,6 +125,14 @@ export interface FlightStatusProvider {
    * `ProviderRejected` (configuration problem: do not retry, alert an operator).
    */
   fetchStatus(query: FlightQuery, options?: FetchOptions): Promise<FlightStatus | undefined>;
+  /**
+   * How many days back the provider answers (AeroAPI's flights endpoint: 10), when it has such a
+   * limit; with `beyondHistory` the check asks it before calling, so a flight older than that is
+   * never asked (nor counted against the provider's health).
+   */
+  readonly historyDays?: number;
+  /** Whether the provider keeps no data on this flight any more at `now` (older than `historyDays`). */
+  beyondHistory?(query: FlightQuery, now: Date): boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -175,6 +183,24 @@ export class ProviderRejected extends Error {
     super(message);
     this.provider = provider;
     this.status = extra.status;
+  }
+}
+
+/**
+ * The provider has no data on a flight that old (AeroAPI: a `start` more than 10 days in the past is a
+ * 400). Not a failure of the provider — it answered as documented — nor a configuration problem: the
+ * check neither retries it nor counts it for the circuit breaker; the flight is the operator's to
+ * decide (`parasol flights event`).
+ */
+export class ProviderBeyondHistory extends Error {
+  override readonly name = 'ProviderBeyondHistory';
+  readonly provider: string;
+  readonly historyDays: number;
+
+  constructor(provider: string, historyDays: number, message: string) {
+    super(message);
+    this.provider = provider;
+    this.historyDays = historyDays;
   }
 }
 

@@ -4,6 +4,7 @@ import {
   assignTime,
   closestTo,
   parseDesignator,
+  ProviderBeyondHistory,
   ProviderError,
   ProviderRejected,
   sameDesignator,
@@ -86,6 +87,7 @@ export interface AeroApiAirportRef {
 
 export class FlightAwareProvider implements FlightStatusProvider {
   readonly name = 'flightaware';
+  readonly historyDays = AEROAPI_HISTORY_DAYS;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
 
@@ -93,6 +95,15 @@ export class FlightAwareProvider implements FlightStatusProvider {
     if (!options.apiKey) throw new ProviderRejected('flightaware', 'flightaware: no API key configured');
     this.baseUrl = (options.baseUrl ?? AEROAPI_DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /**
+   * Whether the flight's search window starts more than AEROAPI_HISTORY_DAYS before `now`: AeroAPI
+   * refuses such a `start` (400), the flight is only in `/history/flights` (not implemented).
+   */
+  beyondHistory(query: FlightQuery, now: Date): boolean {
+    const window = searchWindow(query.departureDate, findAirport(query.origin)?.timeZone);
+    return Date.parse(window.start) < now.getTime() - AEROAPI_HISTORY_DAYS * DAY_MS;
   }
 
   async fetchStatus(query: FlightQuery, fetchOptions: FetchOptions = {}): Promise<FlightStatus | undefined> {
@@ -103,13 +114,35 @@ export class FlightAwareProvider implements FlightStatusProvider {
 
     const originZone = findAirport(query.origin)?.timeZone;
     const window = searchWindow(query.departureDate, originZone);
-    const flights = await this.flights(icao ?? iata, window, query, fetchOptions);
-    const status = toFlightStatus(this.name, query, flights, originZone, this.options.now?.() ?? new Date());
-    if (status || !icao) return status;
-    // The ICAO code comes from reference data that can be stale (an airline that took over the IATA
-    // code, one IATA code flown under several ICAO codes): ask once more under the IATA ident.
-    const again = await this.flights(iata, window, query, fetchOptions);
-    return toFlightStatus(this.name, query, again, originZone, this.options.now?.() ?? new Date());
+    const now = this.options.now?.() ?? new Date();
+    if (this.beyondHistory(query, now)) throw this.beyond(query);
+    try {
+      const flights = await this.flights(icao ?? iata, window, query, fetchOptions);
+      const status = toFlightStatus(this.name, query, flights, originZone, this.options.now?.() ?? new Date());
+      if (status || !icao) return status;
+      // The ICAO code comes from reference data that can be stale (an airline that took over the IATA
+      // code, one IATA code flown under several ICAO codes): ask once more under the IATA ident.
+      const again = await this.flights(iata, window, query, fetchOptions);
+      return toFlightStatus(this.name, query, again, originZone, this.options.now?.() ?? new Date());
+    } catch (error) {
+      // A 400 for a window a day or less inside the limit: AeroAPI's clock or its count of the 10 days
+      // differs from ours — the same answer, "no data that old", not a rejected request.
+      if (
+        error instanceof ProviderRejected &&
+        error.status === 400 &&
+        Date.parse(window.start) < now.getTime() - (AEROAPI_HISTORY_DAYS - 1) * DAY_MS
+      )
+        throw this.beyond(query);
+      throw error;
+    }
+  }
+
+  private beyond(query: FlightQuery): ProviderBeyondHistory {
+    return new ProviderBeyondHistory(
+      this.name,
+      AEROAPI_HISTORY_DAYS,
+      `${this.name}: ${query.flightNumber} ${query.departureDate} departed more than ${AEROAPI_HISTORY_DAYS} days ago, beyond AeroAPI's flight history (decide it with parasol flights event)`,
+    );
   }
 
   /** Every flight AeroAPI lists under `ident` in the window, page after page (at most AEROAPI_MAX_PAGES). */
@@ -154,6 +187,14 @@ export class FlightAwareProvider implements FlightStatusProvider {
     return flights;
   }
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * How far back AeroAPI's `/flights/{ident}` answers: "start … no further than 10 days in the past"
+ * (get_flight in the AeroAPI document). An older flight is in `/history/flights/{ident}`, not used.
+ */
+export const AEROAPI_HISTORY_DAYS = 10;
 
 /**
  * Pages read at most for one flight. AeroAPI pages by 15 flights (`links.next` carries the `cursor`

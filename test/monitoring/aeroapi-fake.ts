@@ -45,7 +45,7 @@ function bound(value: string): number {
 
 export async function startAeroApiFake(
   t: Pick<TestContext, 'after'>,
-  options: { apiKey?: string; pageSize?: number } = {},
+  options: { apiKey?: string; pageSize?: number; now?: () => Date } = {},
 ): Promise<AeroApiFake> {
   const spec = aeroApiSpec();
   const apiKey = options.apiKey ?? 'aeroapi-test-key';
@@ -81,6 +81,12 @@ export async function startAeroApiFake(
         return response
           .code(400)
           .send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', 'start must be before end'));
+      }
+      // the document: "start … no further than 10 days in the past" (checked when the fake has a clock)
+      if (start && options.now && bound(start) < options.now().getTime() - 10 * 86_400_000) {
+        return response
+          .code(400)
+          .send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', 'start is too far in the past'));
       }
       if (reply) {
         if (reply.headers) response.headers(reply.headers);

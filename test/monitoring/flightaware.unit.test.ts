@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { decide, ProviderError, ProviderRejected, type FlightQuery } from '../../src/monitoring/flight-status.ts';
+import {
+  decide,
+  ProviderBeyondHistory,
+  ProviderError,
+  ProviderRejected,
+  type FlightQuery,
+} from '../../src/monitoring/flight-status.ts';
 import {
   AEROAPI_DEFAULT_BASE_URL,
+  AEROAPI_HISTORY_DAYS,
   AEROAPI_MAX_PAGES,
   FlightAwareProvider,
   searchWindow,
@@ -19,6 +26,8 @@ const AF6: FlightQuery = { flightNumber: 'AF006', departureDate: '2025-06-01', o
 const OUT = '2025-06-01T08:30:00Z';
 const IN = '2025-06-01T17:00:00Z';
 const at = (iso: string) => new Date(iso);
+/** The adapter's clock: the evening of the flights' day (AeroAPI answers on the last 10 days only). */
+const TODAY = at('2025-06-01T20:00:00Z');
 
 /** The fake, with the same flight number on the days around (the adapter must pick the right day). */
 async function setup(
@@ -43,6 +52,7 @@ async function setup(
   const provider = new FlightAwareProvider({
     apiKey: options.apiKey ?? fake.apiKey,
     baseUrl: fake.baseUrl,
+    now: () => TODAY,
     timeoutMs: options.timeoutMs ?? 2_000,
   });
   return { fake, provider };
@@ -395,6 +405,7 @@ describe('FlightAware AeroAPI adapter', () => {
     const logged = new FlightAwareProvider({
       apiKey: fake.apiKey,
       baseUrl: fake.baseUrl,
+      now: () => TODAY,
       log: { warn: (o, m) => warnings.push({ o, m }) },
     });
     await logged.fetchStatus(AF6);
@@ -451,7 +462,12 @@ describe('FlightAware AeroAPI adapter', () => {
         { ...stale, actual_on: '2025-06-01T17:55:00Z', actual_in: '2025-06-01T18:05:00Z' },
       ),
     );
-    const iata = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, ident: 'iata' });
+    const iata = new FlightAwareProvider({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      ident: 'iata',
+      now: () => TODAY,
+    });
     const status = await iata.fetchStatus(AF6);
     assert.ok(status, 'AF + 6 is AF006, whatever the ICAO ident says');
     assert.deepEqual(decide(status), { kind: 'delayed', arrivalDelayMinutes: 65 });
@@ -613,12 +629,46 @@ describe('FlightAware AeroAPI adapter', () => {
     });
   });
 
+  it("a flight older than AeroAPI's 10 days of history: not asked, ProviderBeyondHistory (not a rejection)", async (t) => {
+    const fake = await startAeroApiFake(t);
+    const eleven = at('2025-06-12T20:00:00Z');
+    const provider = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, now: () => eleven });
+    assert.equal(provider.historyDays, AEROAPI_HISTORY_DAYS);
+    assert.equal(provider.beyondHistory(AF6, eleven), true, 'the CDG day starts 2025-05-31T22:00Z, 12 days before');
+    assert.equal(provider.beyondHistory(AF6, TODAY), false);
+    await assert.rejects(
+      provider.fetchStatus(AF6),
+      (e: unknown) => e instanceof ProviderBeyondHistory && e.historyDays === 10 && /flights event/.test(e.message),
+    );
+    assert.equal(fake.requests.length, 0, 'the answer is known: no billed call');
+  });
+
+  it("AeroAPI's 400 at the edge of its 10 days (its clock ahead of ours) is ProviderBeyondHistory too", async (t) => {
+    // our clock: 9 days 22 h after the window's start (within the limit); AeroAPI's: 3 h later (beyond)
+    const ours = at('2025-06-10T20:00:00Z');
+    const fake = await startAeroApiFake(t, { now: () => at('2025-06-10T23:00:00Z') });
+    const provider = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, now: () => ours });
+    assert.equal(provider.beyondHistory(AF6, ours), false);
+    await assert.rejects(provider.fetchStatus(AF6), (e: unknown) => e instanceof ProviderBeyondHistory);
+    assert.equal(fake.requests.length, 1);
+    // any other 400 (a recent flight) stays a rejection: a request of ours AeroAPI refused
+    fake.override({
+      status: 400,
+      body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail: 'bad ident', status: 400 },
+    });
+    await assert.rejects(
+      provider.fetchStatus({ ...AF6, departureDate: '2025-06-09' }),
+      (e: unknown) => e instanceof ProviderRejected && e.status === 400,
+    );
+  });
+
   it('a 200 that is not JSON, or has no flights → retryable ProviderError (bad_response)', async (t) => {
     const { fake, provider } = await setup(t);
     fake.override({ status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html' } });
     await assert.rejects(provider.fetchStatus(AF6), (e: unknown) => e instanceof ProviderError && e.status === 502);
     const bogus = new FlightAwareProvider({
       apiKey: 'k',
+      now: () => TODAY,
       fetch: async () =>
         new Response('<html>captive portal</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
     });
@@ -629,7 +679,12 @@ describe('FlightAware AeroAPI adapter', () => {
   });
 
   it('network error (nothing listening) → retryable ProviderError', async () => {
-    const provider = new FlightAwareProvider({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9/aeroapi', timeoutMs: 60_000 });
+    const provider = new FlightAwareProvider({
+      apiKey: 'k',
+      baseUrl: 'http://127.0.0.1:9/aeroapi',
+      timeoutMs: 60_000,
+      now: () => TODAY,
+    });
     await assert.rejects(provider.fetchStatus(AF6), (e: unknown) => e instanceof ProviderError && e.kind === 'network');
   });
 

@@ -54,7 +54,7 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     await planWatches({ db: t.db, now: c.now });
     const watch = await watchOf(t, 'production', flight, contract.departureDate);
     assert.ok(watch);
-    const fake = await startAeroApiFake(tc);
+    const fake = await startAeroApiFake(tc, { now: c.now });
     // Real answers get all the time a loaded machine needs; only the step where the fake never
     // answers uses a short timeout (`impatient`), so no answer is ever expected within N ms.
     const patient = new FlightAwareProvider({
@@ -74,6 +74,8 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     let calls = 0;
     const provider: FlightStatusProvider = {
       name: patient.name,
+      historyDays: patient.historyDays,
+      beyondHistory: (query, now) => patient.beyondHistory(query, now),
       fetchStatus: (query, fetchOptions) => {
         calls++;
         return current.fetchStatus(query, fetchOptions);
@@ -333,6 +335,35 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     assert.equal(result.outcome, 'provider_error');
     assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:rejected');
     assert.ok(log.lines.some((l) => l.level === 'error' && /credentials/.test(l.message)));
+  });
+
+  it("a flight older than AeroAPI's 10 days: not asked, manual review at once, no error, the breaker untouched", async (tc) => {
+    const s = await setup(tc, { threshold: 1 });
+    const log = recordingLog();
+    const deps = checkDeps(t, c, s.providers, log);
+    // e.g. production had no provider configured for 11 days: the watch is still watching
+    c.set(plus(s.departure, 11 * DAY));
+    assert.deepEqual(await checkFlightWatch(deps, s.watch.id), {
+      outcome: 'beyond_provider_history',
+      provider: 'flightaware',
+      historyDays: 10,
+    });
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(row?.state, 'manual_review');
+    assert.equal(row?.review_reason, 'beyond_provider_history');
+    assert.equal(row?.consecutive_errors, 0, 'not a provider failure');
+    assert.equal(s.calls(), 0, 'the answer is known: no billed call');
+    assert.ok(
+      log.lines.some((l) => l.level === 'warn' && /flights event/.test(l.message)),
+      'the operator is told the way out',
+    );
+    assert.ok(!log.lines.some((l) => l.level === 'error'), 'not a refused request');
+    // the operator's checks (parasol flights check) say the same, as often as asked; with a threshold
+    // of one failure, the circuit stays closed: the provider's health is not at stake
+    for (let i = 0; i < 3; i++)
+      assert.equal((await checkFlightWatch(deps, s.watch.id, { manual: true })).outcome, 'beyond_provider_history');
+    assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'closed');
+    assert.equal((await watchOf(t, 'production', s.flight, s.date))?.review_reason, 'beyond_provider_history');
   });
 
   it('a flight the provider does not know: checked again every 30 min', async (tc) => {
