@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
+import { AEROAPI_MAX_PAGES } from '../../src/monitoring/flightaware.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, type FlightProviders } from '../../src/monitoring/providers.ts';
 import { SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
@@ -17,6 +18,7 @@ import {
   subscribe,
   watchOf,
 } from './watch-fixtures.ts';
+import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
 
 /** `parasol flights …`: list, show, simulate, check, event — through runCliOn, with an injected clock. */
 
@@ -405,6 +407,57 @@ describe('parasol flights', () => {
       .where('contract_number', '=', real.contractNumber)
       .executeTakeFirstOrThrow();
     assert.equal(status.status, 'active', 'the production contract is still active');
+  });
+
+  it('check with the configured AeroAPI: its page-limit warning is on standard error; a flight older than its 10 days is not asked', async (tc) => {
+    const fake = await startAeroApiFake(tc, { pageSize: 1, now: c.now });
+    // the platform's providers, from the configuration (as in production): no flightProviders given
+    const config = testConfig({
+      PARASOL_FLIGHT_PROVIDER: 'flightaware',
+      PARASOL_FLIGHTAWARE_API_KEY: fake.apiKey,
+      PARASOL_FLIGHTAWARE_URL: fake.baseUrl,
+    });
+    const configured = (...argv: string[]) => runCliOn(t, argv, { config, now: c.now });
+    const flight = flightNumber();
+    const number = flight.slice(2);
+    const contract = await subscribe(t, c, production, flight, day());
+    c.set(plus(contract.departureAt, -DAY));
+    await planWatches({ db: t.db, now: c.now });
+    // ours, and five later rotations of the number that day elsewhere (JFK-BOS): AeroAPI lists them
+    // latest first, one a page here, so ours is on the sixth page, beyond AEROAPI_MAX_PAGES
+    const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+    for (let k = 0; k <= AEROAPI_MAX_PAGES; k++) {
+      const out = plus(contract.departureAt, k * 10 * 60_000);
+      const route = k === 0 ? ({ from: 'CDG', to: 'JFK' } as const) : ({ from: 'JFK', to: 'BOS' } as const);
+      fake.addFlights(aeroFlight({ flight: number, ...route, out: iso(out), in: iso(plus(out, 8 * 3_600_000)) }));
+    }
+    c.set(contract.departureAt);
+    const run = await configured('flights', 'check', 'production', flight, contract.departureDate);
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.err, /^warning: AeroAPI listed more pages than AEROAPI_MAX_PAGES/m, 'the operator sees the cut');
+    assert.match(run.err, new RegExp(`"flight":"${flight}"`));
+    assert.match(run.err, /"pages":5/);
+    assert.match(run.out, /not final \(unknown_flight\)/, 'ours was on a page not read: unknown this time');
+    assert.equal(fake.requests.length, 2 * AEROAPI_MAX_PAGES, 'five pages per ident (ICAO, then IATA), no more');
+
+    // eleven days later: beyond AeroAPI's history — said as such, no call, no error counted
+    fake.requests.length = 0;
+    c.set(plus(contract.departureAt, 11 * DAY));
+    const old = await configured('--json', 'flights', 'check', 'production', flight, contract.departureDate);
+    assert.equal(old.code, 0, old.err);
+    assert.deepEqual(
+      (JSON.parse(old.out) as { checks: { outcome: string; historyDays: number }[] }).checks.map((x) => [
+        x.outcome,
+        x.historyDays,
+      ]),
+      [['beyond_provider_history', 10]],
+    );
+    const text = await configured('flights', 'check', 'production', flight, contract.departureDate);
+    assert.match(text.out, /keeps no flight data older than 10 days \(not a provider failure\).*parasol flights event/);
+    assert.equal(fake.requests.length, 0, 'not asked');
+    const row = await watchOf(t, 'production', flight, contract.departureDate);
+    assert.equal(row?.state, 'manual_review');
+    assert.equal(row?.review_reason, 'beyond_provider_history');
   });
 
   it('refuses what is not valid, naming the option', async () => {
