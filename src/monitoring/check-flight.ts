@@ -15,7 +15,7 @@ import {
   type FlightStatus,
 } from './flight-status.ts';
 import type { FlightProviders } from './providers.ts';
-import { backoffMs, giveUpAt, MONITORING_SCHEDULE, nextPendingCheck } from './schedule.ts';
+import { backoffMs, gateArrivalGiveUpAt, giveUpAt, MONITORING_SCHEDULE, nextPendingCheck } from './schedule.ts';
 import { activeRoutes, findWatch, lockWatch, updateWatch, type FlightWatch } from './watches-repo.ts';
 
 /**
@@ -291,6 +291,22 @@ export async function checkFlightWatch(
           {},
           { ...seen, lastOutcome: `pending:${decision.reason}` },
         );
+      // Landed without a gate time: the provider gives none for this airport if it still has none 2 h
+      // after touchdown — manual review then, not 22 h more of polling (docs/monitoring.md).
+      const gateGiveUp =
+        decision.reason === 'awaiting_gate_arrival' && record.runwayArrival
+          ? gateArrivalGiveUpAt(record.runwayArrival)
+          : undefined;
+      if (gateGiveUp && now >= gateGiveUp)
+        return manualReview(
+          deps,
+          watch,
+          from,
+          'missing_gate_times',
+          actor,
+          { pending: decision.reason, runwayArrival: record.runwayArrival, scheduledArrival: record.scheduledArrival },
+          { ...seen, lastOutcome: `pending:${decision.reason}` },
+        );
       if (now >= latest)
         return manualReview(
           deps,
@@ -301,7 +317,10 @@ export async function checkFlightWatch(
           { pending: decision.reason },
           { ...seen, lastOutcome: `pending:${decision.reason}` },
         );
-      const nextCheckAt = nextPendingCheck(now, watch);
+      // the last check of a landed flight at its gate give-up, not later
+      const nextCheckAt = gateGiveUp
+        ? new Date(Math.min(nextPendingCheck(now, watch).getTime(), gateGiveUp.getTime()))
+        : nextPendingCheck(now, watch);
       await updateWatch(deps.db, watch.id, from, {
         ...seen,
         state: 'watching',

@@ -78,8 +78,8 @@ export type Decision =
  *   gate arrival) / 1 min); > 0 → `delayed` (the claims code applies the tiers, so a 3-minute delay
  *   is `delayed` and simply pays nothing), ≤ 0 → `on_time`;
  * - runway arrival without gate arrival → `pending` ('awaiting_gate_arrival'): the runway time is
- *   never used as a substitute. The caller (the monitoring job) keeps polling and, past its deadline
- *   (24 h after scheduled arrival), gives the flight up to manual review.
+ *   never used as a substitute. The caller (the monitoring job) keeps polling and, 2 h after the
+ *   touchdown (the provider has no gate data for that airport), gives the flight up to manual review.
  * - final but without gate times → `pending` ('missing_gate_times'): the caller sends it to manual
  *   review at once — polling will not make the times appear.
  */

@@ -5,6 +5,8 @@
  * - first check at the insured legs' scheduled departure (the scheduled gate arrival is not on the
  *   legs; the first answer gives it, and catches a cancellation announced before departure);
  * - then at scheduled arrival + 15 min, then every 30 min (on that grid) until the flight is final;
+ * - landed (runway arrival known) without a gate arrival 2 h after touchdown → manual review (the
+ *   provider has no gate times for that airport; checks until then stay on the grid);
  * - no decision 24 h after the scheduled arrival → manual review; when the provider never gave a
  *   scheduled arrival, 48 h after the scheduled departure (the longest scheduled flights last about
  *   19 h: 48 h leaves them the same 24 h and more);
@@ -24,6 +26,14 @@ export const MONITORING_SCHEDULE = {
   giveUpAfterArrivalHours: 24,
   /** Give-up bound counted from the scheduled departure when the scheduled arrival never became known. */
   giveUpAfterDepartureHours: 48,
+  /**
+   * A flight on the runway (touchdown known) whose gate arrival is still unknown this long after its
+   * touchdown goes to manual review: taxi-in and waiting for a stand take minutes, an hour at worst,
+   * and a provider that has no in-block time two hours after landing has none for that airport (no
+   * gate data there) — polling until the 24 h deadline would only cost ~45 more billed calls and make
+   * the customer wait a day for the operator.
+   */
+  gateArrivalGraceMinutes: 120,
   /** How far the dispatcher pushes next_check_at when it hands a watch to a check job. */
   leaseMinutes: 10,
   /** Retry interval when production has no provider configured. */
@@ -51,6 +61,14 @@ export function giveUpAt(w: WatchTimes): Date {
   return w.scheduledArrival
     ? new Date(w.scheduledArrival.getTime() + MONITORING_SCHEDULE.giveUpAfterArrivalHours * HOUR)
     : new Date(w.scheduledDeparture.getTime() + MONITORING_SCHEDULE.giveUpAfterDepartureHours * HOUR);
+}
+
+/**
+ * Past this instant a flight that touched down at `runwayArrival` and still has no gate arrival goes
+ * to manual review (`missing_gate_times`): the provider will not give the gate time.
+ */
+export function gateArrivalGiveUpAt(runwayArrival: Date): Date {
+  return new Date(runwayArrival.getTime() + MONITORING_SCHEDULE.gateArrivalGraceMinutes * MINUTE);
 }
 
 /**

@@ -366,6 +366,44 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     assert.equal((await watchOf(t, 'production', s.flight, s.date))?.review_reason, 'beyond_provider_history');
   });
 
+  it('landed without a gate time (an airport without gate data): manual review 2 h after touchdown, not at the 24 h deadline', async (tc) => {
+    const s = await setup(tc);
+    const touchdown = plus(s.arrival, -minutes(5));
+    s.fake.addFlights(
+      aeroFlight(
+        { flight: s.number, from: 'CDG', to: 'JFK', out: s.iso(s.departure), in: s.iso(s.arrival) },
+        {
+          actual_out: s.iso(s.departure),
+          actual_off: s.iso(plus(s.departure, minutes(15))),
+          actual_on: s.iso(touchdown),
+          status: 'Landed',
+          progress_percent: 100,
+        },
+      ),
+    );
+    const log = recordingLog();
+    const deps = checkDeps(t, c, s.providers, log);
+    c.set(plus(s.arrival, minutes(15)));
+    let checks = 0;
+    let result = await checkFlightWatch(deps, s.watch.id);
+    // on the grid (arrival + 15, + 45, …), the last check at touchdown + 2 h
+    while (result.outcome === 'pending') {
+      checks++;
+      assert.equal(result.reason, 'awaiting_gate_arrival');
+      assert.ok(result.nextCheckAt <= plus(touchdown, minutes(120)), 'never after the gate give-up');
+      c.set(result.nextCheckAt);
+      result = await checkFlightWatch(deps, s.watch.id);
+      assert.ok(checks < 10, 'stops within hours, not ~48 checks');
+    }
+    assert.deepEqual(result, { outcome: 'manual_review', reason: 'missing_gate_times' });
+    assert.deepEqual(c.now(), plus(touchdown, minutes(120)));
+    assert.equal(checks, 4, 'arrival + 15, + 45, + 75, + 105; the fifth, at touchdown + 2 h, gives up');
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(row?.state, 'manual_review');
+    assert.equal(row?.review_reason, 'missing_gate_times');
+    assert.ok(log.lines.some((l) => l.level === 'warn' && /flights event/.test(l.message)));
+  });
+
   it('a flight the provider does not know: checked again every 30 min', async (tc) => {
     const s = await setup(tc);
     c.set(plus(s.departure, minutes(5)));
