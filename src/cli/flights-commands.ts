@@ -242,7 +242,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
           })),
         },
         lines: results.map(
-          ({ watch, result }) => `${watch.flightNumber} ${watch.departureDate}: ${outcomeText(result)}`,
+          ({ watch, result }) => `${watch.flightNumber} ${watch.departureDate}: ${outcomeText(result, watch)}`,
         ),
       };
     }, names),
@@ -413,7 +413,7 @@ function stateText(w: FlightWatch): string {
   return w.state;
 }
 
-function outcomeText(r: CheckOutcome): string {
+function outcomeText(r: CheckOutcome, watch: FlightWatch): string {
   switch (r.outcome) {
     case 'missing':
       return 'the watch no longer exists';
@@ -426,13 +426,13 @@ function outcomeText(r: CheckOutcome): string {
     case 'pending':
       return `not final (${r.reason}); next check ${when(r.nextCheckAt)}`;
     case 'manual_review':
-      return `given to manual review (${r.reason}): decide it with parasol flights event`;
+      return `given to manual review (${r.reason}): decide it with parasol flights event --env ${watch.environment} ${watch.flightNumber} ${watch.departureDate} --status …`;
     case 'provider_error':
       return `provider error (${r.error}); ${r.consecutiveErrors} in a row, next check ${when(r.nextCheckAt)}`;
     case 'circuit_open':
       return `provider circuit open: no call made, next check ${when(r.nextCheckAt)}`;
     case 'beyond_provider_history':
-      return `not checked: ${r.provider} keeps no flight data older than ${r.historyDays} days (not a provider failure). State what happened from another source: parasol flights event --env … <flight> <date> --status …`;
+      return `not checked: ${r.provider} keeps no flight data older than ${r.historyDays} days (not a provider failure). State what happened from another source: parasol flights event --env ${watch.environment} ${watch.flightNumber} ${watch.departureDate} --status …`;
     case 'no_provider':
       return `no flight-status provider configured for this environment (PARASOL_FLIGHT_PROVIDER); next check ${when(r.nextCheckAt)}`;
   }

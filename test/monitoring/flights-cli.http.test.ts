@@ -453,7 +453,12 @@ describe('parasol flights', () => {
       [['beyond_provider_history', 10]],
     );
     const text = await configured('flights', 'check', 'production', flight, contract.departureDate);
-    assert.match(text.out, /keeps no flight data older than 10 days \(not a provider failure\).*parasol flights event/);
+    assert.ok(
+      text.out.includes(
+        `keeps no flight data older than 10 days (not a provider failure). State what happened from another source: parasol flights event --env production ${flight} ${contract.departureDate} --status …`,
+      ),
+      text.out,
+    );
     assert.equal(fake.requests.length, 0, 'not asked');
     const row = await watchOf(t, 'production', flight, contract.departureDate);
     assert.equal(row?.state, 'manual_review');
