@@ -144,8 +144,9 @@ export async function checkFlightWatch(
   };
   // A flight older than the provider's history (AeroAPI: 10 days, a 400) is not asked at all: the
   // answer is known, and it is no failure of the provider (no breaker, no error count).
-  if (monitored.provider.beyondHistory?.(query, now))
-    return beyondHistory(deps, watch, from, monitored.provider.name, monitored.provider.historyDays, actor);
+  const history = monitored.provider.history;
+  if (history?.beyond(query, now))
+    return beyondHistory(deps, watch, from, monitored.provider.name, history.days, actor);
 
   const permit = await monitored.breaker.acquire(now);
   recordBreakerState(monitored.provider.name, monitored.breaker.state);
@@ -402,10 +403,9 @@ async function beyondHistory(
   watch: FlightWatch,
   from: FlightWatchState[],
   provider: string,
-  historyDays: number | undefined,
+  historyDays: number,
   actor: string,
 ): Promise<CheckOutcome> {
-  const days = historyDays ?? 0;
   if (watch.state === 'watching')
     await manualReview(
       deps,
@@ -413,10 +413,10 @@ async function beyondHistory(
       from,
       'beyond_provider_history',
       actor,
-      { provider, historyDays: days },
+      { provider, historyDays },
       { lastOutcome: 'beyond_provider_history' },
     );
-  return { outcome: 'beyond_provider_history', provider, historyDays: days };
+  return { outcome: 'beyond_provider_history', provider, historyDays };
 }
 
 async function manualReview(

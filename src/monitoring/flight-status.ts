@@ -121,18 +121,25 @@ export interface FlightStatusProvider {
   readonly name: string;
   /**
    * The current status of the flight, or `undefined` when the provider does not know a flight with
-   * this designator, date, origin and destination. Throws `ProviderError` (retry later) or
-   * `ProviderRejected` (configuration problem: do not retry, alert an operator).
+   * this designator, date, origin and destination. Throws `ProviderError` (retry later),
+   * `ProviderRejected` (configuration problem: do not retry, alert an operator) or
+   * `ProviderBeyondHistory` (a provider with a `history`: the flight is older than it keeps, said
+   * before calling or by its own answer — the provider is up, the flight is the operator's to decide).
    */
   fetchStatus(query: FlightQuery, options?: FetchOptions): Promise<FlightStatus | undefined>;
   /**
-   * How many days back the provider answers (AeroAPI's flights endpoint: 10), when it has such a
-   * limit; with `beyondHistory` the check asks it before calling, so a flight older than that is
-   * never asked (nor counted against the provider's health).
+   * The provider's history limit, when it has one (AeroAPI's flights endpoint: 10 days). The check
+   * asks `beyond` before calling, so a flight older than that is never asked (nor counted against
+   * the provider's health).
    */
-  readonly historyDays?: number;
-  /** Whether the provider keeps no data on this flight any more at `now` (older than `historyDays`). */
-  beyondHistory?(query: FlightQuery, now: Date): boolean;
+  readonly history?: ProviderHistory;
+}
+
+export interface ProviderHistory {
+  /** How many days back the provider answers. */
+  readonly days: number;
+  /** Whether the provider keeps no data on this flight any more at `now` (older than `days`). */
+  beyond(query: FlightQuery, now: Date): boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

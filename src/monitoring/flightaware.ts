@@ -13,6 +13,7 @@ import {
   type FlightQuery,
   type FlightStatus,
   type FlightStatusProvider,
+  type ProviderHistory,
 } from './flight-status.ts';
 import { excerpt, getJson } from './http.ts';
 
@@ -87,7 +88,11 @@ export interface AeroApiAirportRef {
 
 export class FlightAwareProvider implements FlightStatusProvider {
   readonly name = 'flightaware';
-  readonly historyDays = AEROAPI_HISTORY_DAYS;
+  /** AeroAPI's `/flights/{ident}` answers 10 days back: a flight that departed before is not asked. */
+  readonly history: ProviderHistory = {
+    days: AEROAPI_HISTORY_DAYS,
+    beyond: (query, now) => beyondAeroApiHistory(query, now),
+  };
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
 
@@ -97,15 +102,6 @@ export class FlightAwareProvider implements FlightStatusProvider {
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  /**
-   * Whether the flight's search window starts more than AEROAPI_HISTORY_DAYS before `now`: AeroAPI
-   * refuses such a `start` (400), the flight is only in `/history/flights` (not implemented).
-   */
-  beyondHistory(query: FlightQuery, now: Date): boolean {
-    const window = searchWindow(query.departureDate, findAirport(query.origin)?.timeZone);
-    return Date.parse(window.start) < now.getTime() - AEROAPI_HISTORY_DAYS * DAY_MS;
-  }
-
   async fetchStatus(query: FlightQuery, fetchOptions: FetchOptions = {}): Promise<FlightStatus | undefined> {
     const designator = parseDesignator(query.flightNumber);
     if (!designator) throw new RangeError(`Not an IATA flight designator: "${query.flightNumber}"`);
@@ -113,20 +109,21 @@ export class FlightAwareProvider implements FlightStatusProvider {
     const icao = this.options.ident === 'iata' ? undefined : icaoIdent(query.flightNumber);
 
     const originZone = findAirport(query.origin)?.timeZone;
-    const window = searchWindow(query.departureDate, originZone);
     const now = this.options.now?.() ?? new Date();
-    if (this.beyondHistory(query, now)) throw this.beyond(query);
+    if (beyondAeroApiHistory(query, now)) throw this.beyond(query);
+    const window = askedWindow(query, originZone, now);
     try {
       const flights = await this.flights(icao ?? iata, window, query, fetchOptions);
-      const status = toFlightStatus(this.name, query, flights, originZone, this.options.now?.() ?? new Date());
+      const status = toFlightStatus(this.name, query, flights, originZone, now);
       if (status || !icao) return status;
       // The ICAO code comes from reference data that can be stale (an airline that took over the IATA
       // code, one IATA code flown under several ICAO codes): ask once more under the IATA ident.
       const again = await this.flights(iata, window, query, fetchOptions);
-      return toFlightStatus(this.name, query, again, originZone, this.options.now?.() ?? new Date());
+      return toFlightStatus(this.name, query, again, originZone, now);
     } catch (error) {
-      // A 400 for a window a day or less inside the limit: AeroAPI's clock or its count of the 10 days
-      // differs from ours — the same answer, "no data that old", not a rejected request.
+      // A 400 for a start a day or less inside the limit: AeroAPI's clock or its count of the 10 days
+      // differs from ours by more than the hour kept (AEROAPI_HISTORY_MARGIN_MS) — the same answer,
+      // "no data that old", not a rejected request.
       if (
         error instanceof ProviderRejected &&
         error.status === 400 &&
@@ -195,6 +192,38 @@ const DAY_MS = 86_400_000;
  * (get_flight in the AeroAPI document). An older flight is in `/history/flights/{ident}`, not used.
  */
 export const AEROAPI_HISTORY_DAYS = 10;
+
+/** How far inside AeroAPI's 10 days the earliest `start` sent stays: its clock may be ahead of ours. */
+export const AEROAPI_HISTORY_MARGIN_MS = 3_600_000;
+
+/** The earliest `start` sent to AeroAPI at `now`: 10 days ago, plus the margin. */
+function historyBound(now: Date): number {
+  return now.getTime() - AEROAPI_HISTORY_DAYS * DAY_MS + AEROAPI_HISTORY_MARGIN_MS;
+}
+
+/**
+ * Whether AeroAPI's `/flights/{ident}` can no longer list the flight at `now`: its scheduled departure
+ * (the window's end when the leg has none) is before the earliest `start` sent (historyBound). Judged
+ * on the departure, not on the day's start: the flight is asked as long as AeroAPI holds it (older
+ * ones are only in `/history/flights`, not used).
+ */
+export function beyondAeroApiHistory(query: FlightQuery, now: Date): boolean {
+  const end = Date.parse(searchWindow(query.departureDate, findAirport(query.origin)?.timeZone).end);
+  const departure = Math.min(query.scheduledDeparture?.getTime() ?? end, end);
+  return departure < historyBound(now);
+}
+
+/**
+ * The window asked at `now`: the flight's day (searchWindow), its start moved up to historyBound when
+ * the day began more than 10 days ago (AeroAPI refuses such a `start`; it compares `scheduled_out`, and
+ * the flight departs after the bound — else beyondAeroApiHistory).
+ */
+export function askedWindow(query: FlightQuery, zone: string | undefined, now: Date): { start: string; end: string } {
+  const window = searchWindow(query.departureDate, zone);
+  const bound = historyBound(now);
+  if (Date.parse(window.start) >= bound) return window;
+  return { start: new Date(bound).toISOString().replace(/\.\d{3}Z$/, 'Z'), end: window.end };
+}
 
 /**
  * Pages read at most for one flight. AeroAPI pages by 15 flights (`links.next` carries the `cursor`

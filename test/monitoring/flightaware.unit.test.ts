@@ -633,9 +633,14 @@ describe('FlightAware AeroAPI adapter', () => {
     const fake = await startAeroApiFake(t);
     const eleven = at('2025-06-12T20:00:00Z');
     const provider = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, now: () => eleven });
-    assert.equal(provider.historyDays, AEROAPI_HISTORY_DAYS);
-    assert.equal(provider.beyondHistory(AF6, eleven), true, 'the CDG day starts 2025-05-31T22:00Z, 12 days before');
-    assert.equal(provider.beyondHistory(AF6, TODAY), false);
+    assert.equal(provider.history.days, AEROAPI_HISTORY_DAYS);
+    assert.equal(
+      provider.history.beyond(AF6, eleven),
+      true,
+      'no scheduled departure: the CDG day ends 2025-06-01T22:00Z, before 2025-06-02T21:00Z (10 days less an hour)',
+    );
+    assert.equal(provider.history.beyond({ ...AF6, scheduledDeparture: at(OUT) }, eleven), true);
+    assert.equal(provider.history.beyond(AF6, TODAY), false);
     await assert.rejects(
       provider.fetchStatus(AF6),
       (e: unknown) => e instanceof ProviderBeyondHistory && e.historyDays === 10 && /flights event/.test(e.message),
@@ -643,12 +648,44 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.equal(fake.requests.length, 0, 'the answer is known: no billed call');
   });
 
+  it('a flight whose day began more than 10 days ago but that departed within them: asked from 10 days ago less an hour, found', async (t) => {
+    // AF6 departs 2025-06-01T17:00Z; the CDG day began 2025-05-31T22:00Z. Our clock (and AeroAPI's):
+    // 2025-06-11T12:00Z — the day began 10 d 14 h ago, the flight departed 9 d 19 h ago
+    const now = at('2025-06-11T12:00:00Z');
+    const fake = await startAeroApiFake(t, { now: () => now });
+    const evening = aeroFlight(
+      { flight: '6', from: 'CDG', to: 'JFK', out: '2025-06-01T17:00:00Z', in: '2025-06-02T01:30:00Z' },
+      {
+        actual_out: '2025-06-01T17:02:00Z',
+        actual_off: '2025-06-01T17:20:00Z',
+        actual_on: '2025-06-02T01:20:00Z',
+        actual_in: '2025-06-02T01:28:00Z',
+        status: 'Arrived / Gate Arrival',
+        progress_percent: 100,
+      },
+    );
+    fake.addFlights(evening);
+    const provider = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, now: () => now });
+    const query = { ...AF6, scheduledDeparture: at('2025-06-01T17:00:00Z') };
+    assert.equal(provider.history.beyond(query, now), false, 'AeroAPI still holds it');
+    const status = await provider.fetchStatus(query);
+    assert.equal(status?.actualArrival?.toISOString(), '2025-06-02T01:28:00.000Z');
+    assert.equal(fake.requests.length, 1);
+    assert.equal(fake.requests[0]!.query.start, '2025-06-01T13:00:00Z', 'not the day start: AeroAPI would refuse it');
+    assert.equal(fake.requests[0]!.query.end, '2025-06-01T22:00:00Z');
+    // an unknown airport (window: the date − 14 h to + 36 h) is judged on its departure too
+    const unknownZone = { ...query, origin: 'ZZZ' };
+    assert.equal(provider.history.beyond(unknownZone, now), false);
+    // once the departure itself is older than the bound: beyond, not asked
+    assert.equal(provider.history.beyond(query, at('2025-06-11T16:30:00Z')), true);
+  });
+
   it("AeroAPI's 400 at the edge of its 10 days (its clock ahead of ours) is ProviderBeyondHistory too", async (t) => {
     // our clock: 9 days 22 h after the window's start (within the limit); AeroAPI's: 3 h later (beyond)
     const ours = at('2025-06-10T20:00:00Z');
     const fake = await startAeroApiFake(t, { now: () => at('2025-06-10T23:00:00Z') });
     const provider = new FlightAwareProvider({ apiKey: fake.apiKey, baseUrl: fake.baseUrl, now: () => ours });
-    assert.equal(provider.beyondHistory(AF6, ours), false);
+    assert.equal(provider.history.beyond(AF6, ours), false);
     await assert.rejects(provider.fetchStatus(AF6), (e: unknown) => e instanceof ProviderBeyondHistory);
     assert.equal(fake.requests.length, 1);
     // any other 400 (a recent flight) stays a rejection: a request of ours AeroAPI refused

@@ -74,8 +74,7 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     let calls = 0;
     const provider: FlightStatusProvider = {
       name: patient.name,
-      historyDays: patient.historyDays,
-      beyondHistory: (query, now) => patient.beyondHistory(query, now),
+      history: patient.history,
       fetchStatus: (query, fetchOptions) => {
         calls++;
         return current.fetchStatus(query, fetchOptions);
