@@ -185,10 +185,20 @@ export async function checkFlightWatch(
     recordBreakerState(monitored.provider.name, monitored.breaker.state);
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: status ? 'ok' : 'unknown_flight' });
   } catch (error) {
-    // the provider said it keeps no data that old (AeroAPI's 400 at the edge of its 10 days): not a
-    // failure, the breaker is not told
-    if (error instanceof ProviderBeyondHistory)
-      return beyondHistory(deps, watch, from, error.provider, error.historyDays, actor);
+    // the provider answered that it keeps no data that old (AeroAPI's 400 at the edge of its 10 days):
+    // it is up — a success for the breaker (a half-open probe's permit is returned), a billed call counted
+    if (error instanceof ProviderBeyondHistory) {
+      await monitored.breaker.success(permit);
+      recordBreakerState(monitored.provider.name, monitored.breaker.state);
+      providerCallsTotal.inc({ provider: monitored.provider.name, outcome: 'beyond_history' });
+      return beyondHistory(deps, watch, from, error.provider, error.historyDays, actor, {
+        ...routePatch,
+        counted: true,
+        consecutiveErrors: 0,
+        lastCheckedAt: now,
+        lastError: null,
+      });
+    }
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
     // measured from now, when the failure is known, not from the check's start (a call can take its timeout)
     const failedAt = deps.now();
@@ -397,6 +407,8 @@ async function decided(
 /**
  * The provider keeps no data on the flight any more: nothing to poll. A watching watch goes to manual
  * review (`beyond_provider_history`); one already there stays as it is (an operator's `flights check`).
+ * `answered`: when the provider said so itself (a call made), the watch records that answer (a check,
+ * errors reset), as any other answer.
  */
 async function beyondHistory(
   deps: CheckDeps,
@@ -405,6 +417,7 @@ async function beyondHistory(
   provider: string,
   historyDays: number,
   actor: string,
+  answered: Patch = {},
 ): Promise<CheckOutcome> {
   if (watch.state === 'watching')
     await manualReview(
@@ -414,7 +427,7 @@ async function beyondHistory(
       'beyond_provider_history',
       actor,
       { provider, historyDays },
-      { lastOutcome: 'beyond_provider_history' },
+      { ...answered, lastOutcome: 'beyond_provider_history' },
     );
   return { outcome: 'beyond_provider_history', provider, historyDays };
 }

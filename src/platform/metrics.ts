@@ -101,7 +101,7 @@ export const webhookDeliveriesTotal = new client.Counter({
 
 export const providerCallsTotal = new client.Counter({
   name: 'parasol_flight_provider_calls_total',
-  help: 'Calls to flight-status providers, by provider and outcome (ok, unknown_flight, error kind, rejected, circuit_open: not called).',
+  help: 'Calls to flight-status providers, by provider and outcome (ok, unknown_flight, beyond_history, error kind, rejected, circuit_open: not called).',
   labelNames: ['provider', 'outcome'] as const,
   registers: [registry],
 });

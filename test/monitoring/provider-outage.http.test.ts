@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
 import { ProviderError, type FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
-import { FlightAwareProvider } from '../../src/monitoring/flightaware.ts';
+import { FlightAwareProvider, searchWindow } from '../../src/monitoring/flightaware.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { giveUpAt, MAX_RETRY_AFTER_MS } from '../../src/monitoring/schedule.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/index.ts';
-import { DatabaseGauges } from '../../src/platform/metrics.ts';
+import { DatabaseGauges, providerCallsTotal } from '../../src/platform/metrics.ts';
+import { findAirport } from '../../src/reference/index.ts';
 import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
 import {
@@ -32,6 +33,14 @@ import {
 
 const DAY = 86_400_000;
 
+/** This process's count of provider calls with `outcome` (parasol_flight_provider_calls_total). */
+async function callsCounted(outcome: string): Promise<number> {
+  const { values } = await providerCallsTotal.get();
+  return values
+    .filter((v) => v.labels.provider === 'flightaware' && v.labels.outcome === outcome)
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
 describe('flight monitoring in production (AeroAPI fake): outages and recovery', () => {
   const c = clock(new Date());
   let t: TestApp;
@@ -47,14 +56,15 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
   after(() => t.close());
 
   /** A production contract on a flight spelled with a leading zero (AF0712), planned; and the fake. */
-  async function setup(tc: TestContext, options: { apiKey?: string; threshold?: number } = {}) {
+  async function setup(tc: TestContext, options: { apiKey?: string; threshold?: number; fakeAheadMs?: number } = {}) {
     const flight = flightNumber({ leadingZero: true });
     const contract = await subscribe(t, c, partner, flight, day());
     c.set(new Date(contract.departureAt.getTime() - DAY));
     await planWatches({ db: t.db, now: c.now });
     const watch = await watchOf(t, 'production', flight, contract.departureDate);
     assert.ok(watch);
-    const fake = await startAeroApiFake(tc, { now: c.now });
+    const ahead = options.fakeAheadMs ?? 0;
+    const fake = await startAeroApiFake(tc, { now: () => plus(c.now(), ahead) });
     // Real answers get all the time a loaded machine needs; only the step where the fake never
     // answers uses a short timeout (`impatient`), so no answer is ever expected within N ms.
     const patient = new FlightAwareProvider({
@@ -363,6 +373,39 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
       assert.equal((await checkFlightWatch(deps, s.watch.id, { manual: true })).outcome, 'beyond_provider_history');
     assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'closed');
     assert.equal((await watchOf(t, 'production', s.flight, s.date))?.review_reason, 'beyond_provider_history');
+  });
+
+  it("AeroAPI's own 400 at the edge of its 10 days (its clock ahead): manual review, a success for the breaker, the call counted", async (tc) => {
+    const s = await setup(tc, { threshold: 1, fakeAheadMs: 3 * 3_600_000 });
+    const deps = checkDeps(t, c, s.providers, recordingLog());
+    const breaker = s.providers.forEnvironment('production')!.breaker;
+    // an outage opens the circuit (threshold 1): the next call is its half-open probe
+    c.set(s.departure);
+    s.fake.override({
+      status: 503,
+      body: { title: 'Service Unavailable', reason: 'UNAVAILABLE', detail: 'try later', status: 503 },
+    });
+    assert.equal((await checkFlightWatch(deps, s.watch.id)).outcome, 'provider_error');
+    assert.equal(breaker.state, 'open');
+    s.fake.override(undefined);
+    // our clock: 9 days 22 h after the window's start, within the limit (the flight is asked);
+    // AeroAPI's, 3 h ahead: beyond it, a 400
+    const windowStart = Date.parse(searchWindow(s.date, findAirport(s.watch.origin)?.timeZone).start);
+    c.set(new Date(windowStart + 9 * DAY + 22 * 3_600_000));
+    const before = await callsCounted('beyond_history');
+    assert.deepEqual(await checkFlightWatch(deps, s.watch.id), {
+      outcome: 'beyond_provider_history',
+      provider: 'flightaware',
+      historyDays: 10,
+    });
+    assert.equal(s.calls(), 2, 'the probe was made');
+    assert.equal(await callsCounted('beyond_history'), before + 1, 'the billed call is counted');
+    assert.equal(breaker.state, 'closed', 'the provider answered: the probe closes the circuit');
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(row?.state, 'manual_review');
+    assert.equal(row?.review_reason, 'beyond_provider_history');
+    assert.equal(row?.consecutive_errors, 0, 'an answer: the errors before it are over');
+    assert.equal(row?.last_outcome, 'beyond_provider_history');
   });
 
   it('landed without a gate time (an airport without gate data): manual review 2 h after touchdown, not at the 24 h deadline', async (tc) => {
