@@ -30,8 +30,10 @@ export const MONITORING_SCHEDULE = {
    * A flight on the runway (touchdown known) whose gate arrival is still unknown this long after its
    * touchdown goes to manual review: taxi-in and waiting for a stand take minutes, an hour at worst,
    * and a provider that has no in-block time two hours after landing has none for that airport (no
-   * gate data there) — polling until the 24 h deadline would only cost ~45 more billed calls and make
-   * the customer wait a day for the operator.
+   * gate data there) — polling until the 24 h deadline would only cost 44 more billed calls (a flight
+   * landed on time: 49 calls, arrival + 15 min to the deadline on the grid plus the one at the deadline,
+   * instead of 5: arrival + 15, 45, 75, 105 min and touchdown + 2 h) and make the customer wait a day
+   * for the operator.
    */
   gateArrivalGraceMinutes: 120,
   /** How far the dispatcher pushes next_check_at when it hands a watch to a check job. */
