@@ -173,10 +173,17 @@ export async function settlePayout(
     reason?: string | null | undefined;
     amount?: ReportedAmount | null | undefined;
     actor: string;
+    /**
+     * The rails the report can speak of: a bank's report (reconcile.ts) settles only transfers a bank
+     * was sent — `sepa` and `ach` — and a sandbox or preproduction payout (`simulated_bank`) it names
+     * is `unknown` to it, left as it is. Every rail when absent (the simulated bank, the ACH settlement).
+     */
+    rails?: readonly Rail[] | undefined;
   },
 ): Promise<SettleOutcome> {
   const found = await findPayoutByEndToEndId(trx, report.endToEndId);
   if (!found) return 'unknown';
+  if (report.rails && !report.rails.includes(found.rail)) return 'unknown';
   // the claim's lock first, then the payout's: the order every writer of a claim uses (the desk voiding
   // it, the SEPA batch), so a bank report imported during a void never deadlocks with it. A payout's
   // claim never changes: the unlocked read above names the right one.

@@ -7,6 +7,7 @@ import {
   SIMULATED_BANK_RETURNED_IBAN,
 } from '../../src/payouts/payouts.ts';
 import { checkSepaAccount } from '../../src/payouts/bank-account.ts';
+import { reconcilePayouts } from '../../src/payouts/reconcile.ts';
 import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
   buildTestApp,
@@ -216,5 +217,14 @@ describe('the simulated bank returns a paid transfer for its documented account'
     assert.equal(await payWithSimulatedBank(deps, returned.id, returned.end_to_end_id), 'skipped');
     assert.deepEqual([(await payoutOf()).status, (await payoutOf()).claim_status], ['paid', 'paid']);
     assert.equal(await ledgerCount(), 3, 'the first payment, its reversal, the second payment');
+
+    // a bank report naming this sandbox payout (an id pasted into a CSV, a test camt.054) settles
+    // nothing: no bank was sent it, the simulated bank alone settles it — unknown to the report
+    const csv = `endToEndId,status,reason\n${repaid.end_to_end_id},returned,AC04 closed\n${returned.end_to_end_id},paid,\n`;
+    const report = await reconcilePayouts(deps, csv, 'operator:test');
+    assert.deepEqual([report.outcomes.unknown, report.outcomes.returned, report.outcomes.superseded], [2, 0, 0]);
+    assert.match(report.issues[0]!.detail ?? '', /sandbox payout, paid by the simulated bank/);
+    assert.deepEqual([(await payoutOf()).status, (await payoutOf()).claim_status], ['paid', 'paid']);
+    assert.equal(await ledgerCount(), 3, 'no reversal booked by the report');
   });
 });
