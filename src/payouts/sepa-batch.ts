@@ -23,7 +23,7 @@ import {
   setSepaBatchFilePath,
 } from './payouts-repo.ts';
 import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
-import { sepaExecutionDate, type CutOff } from './target-calendar.ts';
+import { executionDateProblem, sepaExecutionDate, type CutOff } from './target-calendar.ts';
 
 /**
  * Production payouts by credit transfer: `createSepaBatch` gathers the pending payouts of one
@@ -201,6 +201,20 @@ function requireDebtor(deps: Pick<BatchDeps, 'debtor'>): PayoutDebtor {
   return deps.debtor;
 }
 
+/**
+ * An operator's requested execution date (`--execution-date`), refused when no bank executes it
+ * (`executionDateProblem`: a past date, a weekend, a TARGET holiday): the file would be rejected
+ * while its payouts stay `instructed`. The default date (`sepaExecutionDate`) is always one.
+ */
+function checkExecutionDate(executionDate: string | undefined, now: Date): void {
+  if (executionDate === undefined) return;
+  const problem = executionDateProblem(executionDate, now);
+  if (problem)
+    throw new DomainError('validation_failed', `The execution date ${executionDate} is refused; no file was made.`, {
+      errors: [{ field: '/executionDate', ...problem }],
+    });
+}
+
 export async function createSepaBatch(
   deps: BatchDeps,
   options: {
@@ -215,6 +229,7 @@ export async function createSepaBatch(
   const currency = options.currency ?? 'EUR';
   const scheme = currency === 'EUR' ? 'sepa' : 'cross_border';
   const now = deps.now();
+  checkExecutionDate(options.executionDate, now);
   // the TARGET calendar for every currency: the insurer's bank is in the euro area and executes there
   const executionDate = options.executionDate ?? sepaExecutionDate(now, deps.cutOff);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
@@ -368,6 +383,8 @@ export async function createPayoutBatches(
     maxFiles?: number | undefined;
   },
 ): Promise<PayoutBatches> {
+  // an execution date the bank would refuse refuses the run, before any file: not a currency's refusal
+  checkExecutionDate(options.executionDate, deps.now());
   const batches: BatchResult[] = [];
   const refused: RefusedCurrency[] = [];
   const skipped = new Map<string, SkippedPayout>();

@@ -78,6 +78,35 @@ export function sepaExecutionDate(now: Date, cutOff: CutOff = DEFAULT_SEPA_CUTOF
 }
 
 /**
+ * Why a requested execution date given by an operator (`parasol payouts batch --execution-date`) is
+ * one no bank executes, or undefined when it is fine: not a calendar date; before today in TARGET's
+ * zone (a pain.001 asking for a past date is refused by the bank, or executed on a day nobody chose);
+ * a day TARGET is closed (a weekend, 1 January, Good Friday, Easter Monday, 1 May, 25 or 26 December),
+ * named with the next business day. Once the file is made its payouts are `instructed`: a date the
+ * bank refuses would leave them in a file that never pays, with no way back to `pending`.
+ */
+export function executionDateProblem(
+  isoDate: string,
+  now: Date,
+): { code: 'invalid_format' | 'out_of_range' | 'not_allowed'; message: string } | undefined {
+  const day = DateTime.fromISO(isoDate, { zone: 'utc' });
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(isoDate) || !day.isValid)
+    return { code: 'invalid_format', message: 'must be a calendar date YYYY-MM-DD' };
+  const today = DateTime.fromJSDate(now, { zone: TARGET_ZONE }).toISODate()!;
+  if (isoDate < today)
+    return {
+      code: 'out_of_range',
+      message: `is in the past (today is ${today} in Central European Time): a bank refuses a transfer asked for a past date; the earliest is ${sepaExecutionDate(now)}`,
+    };
+  if (!isTargetBusinessDay(isoDate))
+    return {
+      code: 'not_allowed',
+      message: `is not a TARGET business day (a weekend or a TARGET holiday): no transfer is executed that day; the next business day is ${nextTargetBusinessDay(isoDate)}`,
+    };
+  return undefined;
+}
+
+/**
  * The instant `days` TARGET business days before `now` (same time of day, in TARGET's zone): a
  * transfer instructed before it has had that many business days for the bank to report it.
  */

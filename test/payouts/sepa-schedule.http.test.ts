@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
-import { createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
+import { createPayoutBatches, createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
 import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
+import { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges, sepaBatchRunsTotal } from '../../src/platform/metrics.ts';
 import { registerSchedules } from '../../src/worker.ts';
 import {
@@ -305,6 +306,45 @@ describe('the scheduled SEPA batch', () => {
     assert.ok(
       logs.some((l) => l.level === 'error' && l.data.currency === 'HRK'),
       `the refusal is logged: ${JSON.stringify(logs)}`,
+    );
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('id', '=', only!)
+      .execute();
+  });
+
+  it('an execution date no bank executes (a TARGET holiday, a weekend, a past day) refuses the run before any file: the payouts stay pending', async () => {
+    const [only] = await pendingPayouts(1);
+    const before = await batchCount();
+    const run = (executionDate: string) =>
+      createPayoutBatches(
+        {
+          db: t.db,
+          keys: t.app.parasol.keys,
+          // Wednesday 24 December 2031, 10:00 in Frankfurt
+          now: () => new Date('2031-12-24T09:00:00Z'),
+          debtor: t.app.parasol.config.sepaDebtor,
+          directory: payoutsDir,
+        },
+        { actor: 'operator:test', executionDate },
+      );
+    for (const [date, code, says] of [
+      ['2031-12-25', 'not_allowed', /not a TARGET business day.*the next business day is 2031-12-29/],
+      ['2031-12-27', 'not_allowed', /not a TARGET business day/],
+      ['2031-12-23', 'out_of_range', /in the past \(today is 2031-12-24.*the earliest is 2031-12-24/],
+    ] as const)
+      await assert.rejects(run(date), (error: unknown) => {
+        assert.ok(error instanceof DomainError && error.code === 'validation_failed', String(error));
+        const [problem] = error.extra.errors ?? [];
+        assert.deepEqual([problem?.field, problem?.code], ['/executionDate', code]);
+        assert.match(problem!.message, says);
+        return true;
+      });
+    assert.equal(await batchCount(), before, 'no file made');
+    assert.deepEqual(
+      (await batchesOf([only!])).map((p) => [p.status, p.batch_id]),
+      [['pending', null]],
     );
     await t.db
       .updateTable('payouts')

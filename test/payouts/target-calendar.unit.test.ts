@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   easterSunday,
+  executionDateProblem,
   isTargetBusinessDay,
   nextTargetBusinessDay,
   sepaExecutionDate,
@@ -102,5 +103,36 @@ describe('SEPA execution date', () => {
     assert.equal(targetBusinessDaysBefore(at('2026-11-30T09:00:00Z'), 3).toISOString(), '2026-11-25T09:00:00.000Z');
     // Tuesday after Easter 2026: Thursday 2 April, then Wednesday 1 and Tuesday 31 March
     assert.equal(targetBusinessDaysBefore(at('2026-04-07T08:00:00Z'), 3).toISOString(), '2026-03-31T08:00:00.000Z');
+  });
+});
+
+describe('an execution date an operator asks for', () => {
+  // Friday 3 April 2026, 16:00 in Frankfurt: Good Friday, TARGET closed
+  const now = new Date('2026-04-03T14:00:00Z');
+  it('is refused on a TARGET holiday or a weekend, naming the next business day', () => {
+    for (const [date, next] of [
+      ['2026-04-03', '2026-04-07'], // Good Friday
+      ['2026-04-06', '2026-04-07'], // Easter Monday
+      ['2026-04-04', '2026-04-07'], // a Saturday
+      ['2026-05-01', '2026-05-04'], // 1 May
+      ['2026-12-25', '2026-12-28'],
+    ]) {
+      const problem = executionDateProblem(date!, now);
+      assert.equal(problem?.code, 'not_allowed', date);
+      assert.match(problem!.message, new RegExp(`next business day is ${next}`));
+    }
+  });
+  it('is refused before today in Central European Time, naming the earliest', () => {
+    const problem = executionDateProblem('2026-04-02', now);
+    assert.equal(problem?.code, 'out_of_range');
+    assert.match(problem!.message, /today is 2026-04-03.*the earliest is 2026-04-07/);
+    // 23:30 UTC on 2 April is already 3 April in Frankfurt
+    assert.equal(executionDateProblem('2026-04-02', new Date('2026-04-02T23:30:00Z'))?.code, 'out_of_range');
+  });
+  it('is taken on any later TARGET business day, today included; a non-date is refused', () => {
+    assert.equal(executionDateProblem('2026-04-07', now), undefined);
+    assert.equal(executionDateProblem('2026-04-02', new Date('2026-04-02T07:00:00Z')), undefined);
+    assert.equal(executionDateProblem('2026-02-31', now)?.code, 'invalid_format');
+    assert.equal(executionDateProblem('7 April', now)?.code, 'invalid_format');
   });
 });
