@@ -692,7 +692,10 @@ export async function claimNumberOfPayout(db: Executor, endToEndId: string): Pro
 /**
  * Production payouts to US accounts (rail `ach`) still `instructed` in a NACHA file whose effective
  * entry date is `entryDateUpTo` or earlier, oldest first: those whose return window has passed
- * (settle-ach.ts). Unlocked: each is settled in its own transaction, which locks it.
+ * (settle-ach.ts). Only a file written to the payouts directory (`file_path` recorded): a batch
+ * committed without its file (the process stopped before writing it) may never have reached the
+ * bank — its payouts are not paid until an operator, having checked with the bank, exports it.
+ * Unlocked: each is settled in its own transaction, which locks it.
  */
 export async function listAchPayoutsPastReturnWindow(
   db: Executor,
@@ -706,6 +709,7 @@ export async function listAchPayoutsPastReturnWindow(
     .where('p.rail', '=', 'ach')
     .where('p.status', '=', 'instructed')
     .where('b.execution_date', '<=', entryDateUpTo)
+    .where('b.file_path', 'is not', null)
     .orderBy('p.instructed_at')
     .orderBy('p.id')
     .limit(limit)
