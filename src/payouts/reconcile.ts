@@ -145,7 +145,9 @@ export async function reconcilePayouts(
           endToEndId: row.endToEndId,
           outcome,
           ...(payout
-            ? { detail: `a ${payout.environment} payout, paid by the simulated bank: no bank report settles it` }
+            ? {
+                detail: `a ${payout.environment} payout, settled by the simulated bank only: no bank report settles it`,
+              }
             : {}),
         });
       } else if (outcome === 'superseded' || outcome === 'conflict')

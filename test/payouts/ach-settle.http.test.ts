@@ -130,9 +130,31 @@ describe('ACH payouts settled after their return window', () => {
         .where('kind', '=', 'compensation_paid')
         .execute();
     assert.equal((await paidEntries()).length, 0, 'no compensation booked');
-    // the operator exports it (checked with the bank): from then on its window counts as any file's
-    await exportSepaBatch({ db: t.db, keys: t.app.parasol.keys, directory: dir }, batchId!, 'operator:test');
-    assert.deepEqual(await settle('2031-05-20T13:00:00Z'), { paid: 1, unchanged: 0 });
+    // the operator exports it (checked with the bank) on Tuesday 20 May: the bank has it from then, its
+    // entries settle Wednesday 21 May at the earliest, whatever the stale effective entry date says
+    await exportSepaBatch(
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-05-20T12:30:00Z') },
+      batchId!,
+      'operator:test',
+    );
+    assert.deepEqual(await settle('2031-05-20T13:00:00Z'), { paid: 0, unchanged: 0 }, 'not paid at once');
+    // Friday 23 May: Thursday 22 and Friday 23 are its window, not passed yet
+    assert.deepEqual(await settle('2031-05-23T20:00:00Z'), { paid: 0, unchanged: 0 });
+    assert.equal((await paidEntries()).length, 0);
+    // a second export (the file written again) never restarts the window
+    await fs.rm(
+      path.join(
+        dir,
+        `${(await t.db.selectFrom('sepa_batches').select('message_id').where('id', '=', batchId!).executeTakeFirstOrThrow()).message_id}.ach`,
+      ),
+    );
+    await exportSepaBatch(
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-05-23T21:00:00Z') },
+      batchId!,
+      'operator:test',
+    );
+    // Tuesday 27 May (Monday 26 is Memorial Day): the window has passed
+    assert.deepEqual(await settle('2031-05-27T13:00:00Z'), { paid: 1, unchanged: 0 });
     assert.equal((await paidEntries()).length, 1);
   });
 });

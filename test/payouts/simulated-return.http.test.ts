@@ -5,6 +5,7 @@ import {
   payWithSimulatedBank,
   SIMULATED_BANK_RETURN,
   SIMULATED_BANK_RETURNED_IBAN,
+  type settlePayout,
 } from '../../src/payouts/payouts.ts';
 import { checkSepaAccount } from '../../src/payouts/bank-account.ts';
 import { reconcilePayouts } from '../../src/payouts/reconcile.ts';
@@ -223,8 +224,12 @@ describe('the simulated bank returns a paid transfer for its documented account'
     const csv = `endToEndId,status,reason\n${repaid.end_to_end_id},returned,AC04 closed\n${returned.end_to_end_id},paid,\n`;
     const report = await reconcilePayouts(deps, csv, 'operator:test');
     assert.deepEqual([report.outcomes.unknown, report.outcomes.returned, report.outcomes.superseded], [2, 0, 0]);
-    assert.match(report.issues[0]!.detail ?? '', /sandbox payout, paid by the simulated bank/);
+    assert.match(report.issues[0]!.detail ?? '', /sandbox payout, settled by the simulated bank only/);
     assert.deepEqual([(await payoutOf()).status, (await payoutOf()).claim_status], ['paid', 'paid']);
     assert.equal(await ledgerCount(), 3, 'no reversal booked by the report');
+    // every caller of settlePayout says which rails its report speaks of: none can forget it (npm run check)
+    // @ts-expect-error `rails` is required
+    const forgotten: Parameters<typeof settlePayout>[2] = { endToEndId: 'X', outcome: 'paid', actor: 'test' };
+    assert.equal(forgotten.rails, undefined);
   });
 });
