@@ -142,17 +142,13 @@ export function payoutsCommands(kit: CommandKit): void {
   )
     .option(
       '--execution-date <date>',
-      'requested execution date of the pain.001 files, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one); not the NACHA file, whose effective entry date is always the next Federal Reserve business day',
+      'requested execution date of the pain.001 files, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one); refused (each pain.001 currency REFUSED, its payouts left pending) when it is before that default (a past day, today after the cut-off), a weekend or TARGET holiday, or more than 30 TARGET business days ahead; not the NACHA file, whose effective entry date is always the next Federal Reserve business day (made all the same)',
     )
     .option('--limit <n>', `at most this many transfers in each file (default and maximum 5000)`)
     .action(
       run(async (options: { executionDate?: string; limit?: string }) => {
         const { config, keys } = services();
-        if (options.executionDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.executionDate)) {
-          throw new DomainError('validation_failed', 'The execution date must be YYYY-MM-DD.', {
-            errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
-          });
-        }
+        // a non-date is refused by createPayoutBatches (invalid_format, on --execution-date)
         const { batches, refused, skipped, unfiled, achWaiting } = await createPayoutBatches(
           {
             db,
@@ -252,7 +248,11 @@ export function payoutsCommands(kit: CommandKit): void {
   ).action(
     run(async (batch: string) => {
       const { config, keys } = services();
-      const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch, actor);
+      const path = await exportSepaBatch(
+        { db, keys, directory: config.payoutsDir, now: () => new Date() },
+        batch,
+        actor,
+      );
       return { data: { path }, lines: [`${path.endsWith('.ach') ? 'NACHA file' : 'pain.001 file'}: ${path}`] };
     }),
   );

@@ -551,19 +551,40 @@ export async function listSepaBatchesWithoutFile(
     .execute();
 }
 
-/** Records the batch's file unless one is recorded already; answers whether it did. */
-export async function setSepaBatchFilePathIfNone(db: Executor, batchId: string, filePath: string): Promise<boolean> {
+/**
+ * Records the batch's file unless one is recorded already; answers whether it did. `writtenAt`: when
+ * it was written (or found), kept as `file_written_at` unless the batch has one (migration 0076).
+ */
+export async function setSepaBatchFilePathIfNone(
+  db: Executor,
+  batchId: string,
+  filePath: string,
+  writtenAt: Date,
+): Promise<boolean> {
   const result = await db
     .updateTable('sepa_batches')
-    .set({ file_path: filePath })
+    .set({ file_path: filePath, file_written_at: sql<Date>`coalesce(file_written_at, ${writtenAt})` })
     .where('id', '=', batchId)
     .where('file_path', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-export async function setSepaBatchFilePath(db: Executor, batchId: string, filePath: string): Promise<void> {
-  await db.updateTable('sepa_batches').set({ file_path: filePath }).where('id', '=', batchId).execute();
+/**
+ * Records the batch's file path; `file_written_at` keeps the first write (a file written again from the
+ * database, after the first reached the bank, never restarts an ACH return window).
+ */
+export async function setSepaBatchFilePath(
+  db: Executor,
+  batchId: string,
+  filePath: string,
+  writtenAt: Date,
+): Promise<void> {
+  await db
+    .updateTable('sepa_batches')
+    .set({ file_path: filePath, file_written_at: sql<Date>`coalesce(file_written_at, ${writtenAt})` })
+    .where('id', '=', batchId)
+    .execute();
 }
 
 /** The claim's payout, if any (not locked: the caller holds the claim's lock). */
@@ -691,25 +712,34 @@ export async function claimNumberOfPayout(db: Executor, endToEndId: string): Pro
 
 /**
  * Production payouts to US accounts (rail `ach`) still `instructed` in a NACHA file whose effective
- * entry date is `entryDateUpTo` or earlier, oldest first: those whose return window has passed
- * (settle-ach.ts). Unlocked: each is settled in its own transaction, which locks it.
+ * entry date is `entryDateUpTo` or earlier and which was written before `writtenBefore`, oldest first:
+ * those whose return window has passed (settle-ach.ts). Only a file written to the payouts directory
+ * (`file_written_at` recorded with `file_path`, migration 0076): a batch committed without its file
+ * (the process stopped before writing it) may never have reached the bank — its payouts are not paid
+ * until an operator, having checked with the bank, exports it; and a file written late is sent late,
+ * its window counting from the write. Unlocked: each is settled in its own transaction, which locks it.
  */
 export async function listAchPayoutsPastReturnWindow(
   db: Executor,
-  entryDateUpTo: string,
+  due: { entryDateUpTo: string; writtenBefore: Date },
   limit: number,
 ): Promise<{ end_to_end_id: string }[]> {
-  return db
-    .selectFrom('payouts as p')
-    .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
-    .select('p.end_to_end_id')
-    .where('p.rail', '=', 'ach')
-    .where('p.status', '=', 'instructed')
-    .where('b.execution_date', '<=', entryDateUpTo)
-    .orderBy('p.instructed_at')
-    .orderBy('p.id')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('payouts as p')
+      .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+      .select('p.end_to_end_id')
+      .where('p.rail', '=', 'ach')
+      .where('p.status', '=', 'instructed')
+      .where('b.execution_date', '<=', due.entryDateUpTo)
+      .where('b.file_path', 'is not', null)
+      // a file recorded by a version before migration 0076 (no time): written right after its batch's commit
+      .where(sql<Date>`coalesce(b.file_written_at, b.created_at)`, '<', due.writtenBefore)
+      .orderBy('p.instructed_at')
+      .orderBy('p.id')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** The File ID Modifiers of the NACHA files made on `fileDate` (UTC) for `origin`. */

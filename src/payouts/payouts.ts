@@ -173,10 +173,18 @@ export async function settlePayout(
     reason?: string | null | undefined;
     amount?: ReportedAmount | null | undefined;
     actor: string;
+    /**
+     * The rails the report can speak of, always said (a caller cannot forget it): a payout of another
+     * rail is `unknown` to it, left as it is. A bank's report (reconcile.ts): `sepa` and `ach`, the
+     * transfers a bank was sent — never a sandbox or preproduction payout; the simulated bank:
+     * `simulated_bank`; the ACH settlement: `ach`.
+     */
+    rails: readonly Rail[];
   },
 ): Promise<SettleOutcome> {
   const found = await findPayoutByEndToEndId(trx, report.endToEndId);
   if (!found) return 'unknown';
+  if (!report.rails.includes(found.rail)) return 'unknown';
   // the claim's lock first, then the payout's: the order every writer of a claim uses (the desk voiding
   // it, the SEPA batch), so a bank report imported during a void never deadlocks with it. A payout's
   // claim never changes: the unlocked read above names the right one.
@@ -415,6 +423,7 @@ export async function payWithSimulatedBank(
         outcome: 'returned',
         reason: returned.account_kind === 'us' ? SIMULATED_BANK_US_RETURN : SIMULATED_BANK_RETURN,
         actor: 'system:simulated-bank',
+        rails: ['simulated_bank'],
       });
     }
     // not pending: settled, retried since, or cancelled (its claim voided)
@@ -435,6 +444,7 @@ export async function payWithSimulatedBank(
       outcome: rejected ? 'failed' : 'paid',
       reason: rejected ? (us ? SIMULATED_BANK_US_REJECTION : SIMULATED_BANK_REJECTION) : null,
       actor: 'system:simulated-bank',
+      rails: ['simulated_bank'],
     });
     if (outcome === 'paid' && number === (us ? SIMULATED_BANK_RETURNED_US_ACCOUNT : SIMULATED_BANK_RETURNED_IBAN))
       await deps.jobs.send(

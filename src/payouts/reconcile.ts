@@ -15,6 +15,13 @@ import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRo
 export const MAX_BANK_REPORT_BYTES = 32 * 1024 * 1024;
 
 /**
+ * The rails a bank report settles: transfers sent to a bank (pain.001, NACHA). A sandbox or
+ * preproduction payout (`simulated_bank`) named in one — an id pasted into a CSV, a test report — is
+ * `unknown`: the simulated bank alone settles it, and a report never pays, fails or returns it.
+ */
+const BANK_RAILS = ['sepa', 'ach'] as const;
+
+/**
  * The bank's report imported (`parasol payouts reconcile <file>`): the CSV of reconciliation.ts, an
  * ISO 20022 camt.054 notification (camt054.ts), or a NACHA return file (nacha-file.ts: ACH entries to
  * US accounts returned), told apart by content (XML starts with `<`, NACHA with its `101` file header).
@@ -119,6 +126,7 @@ export async function reconcilePayouts(
         reason: row.reason,
         amount: row.amount,
         actor,
+        rails: BANK_RAILS,
       });
       outcomes[outcome] += 1;
       if (outcome === 'amount_mismatch') {
@@ -129,7 +137,20 @@ export async function reconcilePayouts(
           outcome,
           detail: `reported ${row.status} ${row.amount?.value ?? '?'} ${row.amount?.currency || '(no currency)'}, the payout is ${payout ? `${toDecimalString(payout.amount, payout.currency)} ${payout.currency} ${payout.status}` : 'unknown'}`,
         });
-      } else if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
+      } else if (outcome === 'unknown') {
+        // one of ours that no bank was sent: a sandbox or preproduction payout (the simulated bank)
+        const payout = await findPayoutByEndToEndId(trx, row.endToEndId);
+        issues.push({
+          line: row.line,
+          endToEndId: row.endToEndId,
+          outcome,
+          ...(payout
+            ? {
+                detail: `a ${payout.environment} payout, settled by the simulated bank only: no bank report settles it`,
+              }
+            : {}),
+        });
+      } else if (outcome === 'superseded' || outcome === 'conflict')
         issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
     }
     return { format, messageId, rows: rows.length, outcomes, issues, skipped, warnings };

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
@@ -21,9 +23,10 @@ import {
   lockPendingSepaPayouts,
   markPayoutsInstructed,
   setSepaBatchFilePath,
+  setSepaBatchFilePathIfNone,
 } from './payouts-repo.ts';
 import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
-import { sepaExecutionDate, type CutOff } from './target-calendar.ts';
+import { executionDateProblem, sepaExecutionDate, type CutOff } from './target-calendar.ts';
 
 /**
  * Production payouts by credit transfer: `createSepaBatch` gathers the pending payouts of one
@@ -201,6 +204,29 @@ function requireDebtor(deps: Pick<BatchDeps, 'debtor'>): PayoutDebtor {
   return deps.debtor;
 }
 
+/**
+ * An operator's requested execution date (`--execution-date`), refused when no bank executes it
+ * (`executionDateProblem`: not a date, a past date or today after the cut-off, more than 30 TARGET
+ * business days ahead, a weekend, a TARGET holiday): the file would be rejected while its payouts
+ * stay `instructed`. The default date (`sepaExecutionDate`) is always one. `formatOnly`: refuse only
+ * what is not a date at all (`createPayoutBatches`, which reports the others per pain.001 currency).
+ */
+function checkExecutionDate(
+  executionDate: string | undefined,
+  now: Date,
+  cutOff: CutOff | undefined,
+  formatOnly = false,
+): void {
+  if (executionDate === undefined) return;
+  const problem = executionDateProblem(executionDate, now, cutOff);
+  if (problem && (!formatOnly || problem.code === 'invalid_format'))
+    throw new DomainError(
+      'validation_failed',
+      `The execution date ${executionDate} is refused; no ${formatOnly ? '' : 'pain.001 '}file was made.`,
+      { errors: [{ field: '/executionDate', ...problem }] },
+    );
+}
+
 export async function createSepaBatch(
   deps: BatchDeps,
   options: {
@@ -215,6 +241,7 @@ export async function createSepaBatch(
   const currency = options.currency ?? 'EUR';
   const scheme = currency === 'EUR' ? 'sepa' : 'cross_border';
   const now = deps.now();
+  checkExecutionDate(options.executionDate, now, deps.cutOff);
   // the TARGET calendar for every currency: the insurer's bank is in the euro area and executes there
   const executionDate = options.executionDate ?? sepaExecutionDate(now, deps.cutOff);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
@@ -323,7 +350,8 @@ export interface RefusedCurrency {
   payouts: number;
   /**
    * `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the
-   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one);
+   * details say why; the operator's `executionDate` refused by the TARGET calendar refuses every
+   * pain.001 currency, never the NACHA file); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one);
    * `ach_day_full`: the day's 36 NACHA files (File ID Modifiers A-Z 0-9) are made — the payouts wait,
    * pending, for the next day's first file, with nothing for an operator to do.
    */
@@ -368,6 +396,14 @@ export async function createPayoutBatches(
     maxFiles?: number | undefined;
   },
 ): Promise<PayoutBatches> {
+  // what is not a date at all refuses the run, before any file; a date TARGET refuses (a past day, a
+  // holiday…) refuses each pain.001 currency (createSepaBatch, reported in `refused`): the NACHA file,
+  // dated by the Fed calendar and never by `executionDate`, is made all the same
+  checkExecutionDate(options.executionDate, deps.now(), deps.cutOff, true);
+  const dateProblem =
+    options.executionDate === undefined
+      ? undefined
+      : executionDateProblem(options.executionDate, deps.now(), deps.cutOff);
   const batches: BatchResult[] = [];
   const refused: RefusedCurrency[] = [];
   const skipped = new Map<string, SkippedPayout>();
@@ -401,6 +437,15 @@ export async function createPayoutBatches(
     const why = untransferableCurrency(currency);
     if (why) {
       refused.push({ currency, payouts, reason: 'untransferable', message: `${currency} cannot be paid: ${why}` });
+      continue;
+    }
+    if (dateProblem) {
+      refused.push({
+        currency,
+        payouts,
+        reason: 'invalid',
+        message: `no pain.001 file was made: the execution date ${options.executionDate} ${dateProblem.message} (--execution-date dates the pain.001 files only)`,
+      });
       continue;
     }
     for (let files = 0; files < (options.filesPerCurrency ?? 1) && batches.length < maxFiles; files++) {
@@ -474,9 +519,15 @@ export function isAchDayFull(error: DomainError): boolean {
   );
 }
 
-/** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
+/**
+ * Writes a batch's file from the database (again, e.g. after a crash or onto a new machine) and
+ * records it (`file_path`, and `file_written_at` unless recorded before: `now`). A file already in the
+ * directory under the batch's name but never recorded (written, then the process stopped before
+ * recording it) is recorded as it is when its bytes are the stored text's; one with other bytes is
+ * refused (conflict), neither recorded nor overwritten: an operator looks at it.
+ */
 export async function exportSepaBatch(
-  deps: Pick<BatchDeps, 'db' | 'keys' | 'directory'>,
+  deps: Pick<BatchDeps, 'db' | 'keys' | 'directory' | 'now'>,
   batchIdOrMessageId: string,
   /** An operator writing the file again (it holds the customers' IBANs in clear): audited. */
   actor?: string,
@@ -488,25 +539,36 @@ export async function exportSepaBatch(
       'not_found',
       `No payout file ${batchIdOrMessageId} (neither a pain.001 nor a NACHA file): give a batch id or a message id (parasol payouts list --json shows each payout's).`,
     );
+  const text = openField(deps.keys.encryption, batch.xml_enc, batch.xml);
+  const fileName = `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`;
   let written: string;
+  let found = false;
   try {
-    written = await writeSepaFile(deps.directory, {
-      xml: openField(deps.keys.encryption, batch.xml_enc, batch.xml),
-      fileName: `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`,
-    });
+    written = await writeSepaFile(deps.directory, { xml: text, fileName });
   } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'conflict') throw error;
     // already there from an earlier export: the same bytes, since they come from the database
-    if (error instanceof DomainError && error.code === 'conflict' && batch.file_path) return batch.file_path;
-    throw error;
+    if (batch.file_path) return batch.file_path;
+    // there, never recorded: recorded when it is this batch's file byte for byte, never overwritten
+    written = join(deps.directory, fileName);
+    if (!(await fs.readFile(written)).equals(Buffer.from(text, 'utf8')))
+      throw new DomainError(
+        'conflict',
+        `${fileName} is in the payout directory but is not this batch's file (its bytes differ from the stored one): nothing was written or recorded; check it, move it away and export again.`,
+      );
+    found = true;
   }
   await deps.db.transaction().execute(async (trx) => {
-    await setSepaBatchFilePath(trx, batch.id, written);
-    if (actor)
+    if (found) {
+      // recorded meanwhile (the scheduled job found it): nothing more to record
+      if (!(await setSepaBatchFilePathIfNone(trx, batch.id, written, deps.now()))) return;
+    } else await setSepaBatchFilePath(trx, batch.id, written, deps.now());
+    if (actor || found)
       await audit(trx, {
-        actor,
+        actor: actor ?? 'system',
         entity: 'sepa_batch',
         entityId: batch.message_id,
-        action: 'exported',
+        action: found ? 'file_recorded' : 'exported',
         data: { path: written },
       });
   });

@@ -92,14 +92,15 @@ export interface ScheduledBatchReport {
 }
 
 export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledBatchReport> {
+  // Earlier batches first, every run (with or without the insurer's account, ACH payouts pending or
+  // not): a file found under its name is recorded, one missing is reported.
+  const { recorded, unwritten } = await checkUnrecordedSepaFiles(deps);
   if (!deps.debtor && (await countPendingAchPayouts(deps.db)) === 0) {
     // no pain.001 can be paid without the insurer's account: said in the logs every run, never a
     // failure (a failing job would only be retried into the same answer); ACH files need none
     const waiting = (await listPendingSepaCurrencies(deps.db)).reduce((n, c) => n + c.payouts, 0);
-    return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, refused: [], skipped: [] };
+    return { outcome: 'no_debtor', batches: [], recorded, unwritten, waiting, refused: [], skipped: [] };
   }
-  // Earlier batches first: a file found under its name is recorded, one missing is reported.
-  const { recorded, unwritten } = await checkUnrecordedSepaFiles(deps);
   const { batches, refused, skipped } = await createPayoutBatches(deps, {
     actor: SCHEDULE_ACTOR,
     filesPerCurrency: MAX_BATCHES_PER_RUN,
@@ -145,7 +146,7 @@ export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'dir
     if (!batch || batch.file_path) continue;
     const filePath = path.join(deps.directory, `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`);
     if (await isFile(filePath)) {
-      if (await recordFile(deps.db, batch.id, batch.message_id, filePath))
+      if (await recordFile(deps.db, batch.id, batch.message_id, filePath, deps.now()))
         recorded.push({ messageId: batch.message_id, path: filePath });
     } else unwritten.push({ messageId: batch.message_id, createdAt, format: batch.format });
   }
@@ -162,9 +163,10 @@ async function isFile(filePath: string): Promise<boolean> {
 }
 
 /** Records the file found under the batch's name, unless one was recorded meanwhile; audited. */
-async function recordFile(db: Db, batchId: string, messageId: string, filePath: string): Promise<boolean> {
+async function recordFile(db: Db, batchId: string, messageId: string, filePath: string, at: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    if (!(await setSepaBatchFilePathIfNone(trx, batchId, filePath))) return false;
+    // when it was written is unknown: now, the latest it can have been (an ACH return window counts from it)
+    if (!(await setSepaBatchFilePathIfNone(trx, batchId, filePath, at))) return false;
     await audit(trx, {
       actor: SCHEDULE_ACTOR,
       entity: 'sepa_batch',

@@ -1,12 +1,15 @@
+import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
-import { achReturnWindowPassedFor } from './fed-calendar.ts';
+import { achReturnWindowPassedFor, FED_ZONE } from './fed-calendar.ts';
 import { listAchPayoutsPastReturnWindow } from './payouts-repo.ts';
 import { settlePayout, type SettleDeps } from './payouts.ts';
 
 /**
  * ACH never confirms a credit: an entry is paid unless the customer's bank returns it. A payout to a
- * US account (rail `ach`) still `instructed` once its file's effective entry date and
- * PARASOL_ACH_RETURN_WINDOW_DAYS Federal Reserve business days after it have passed (default 2: most
+ * US account (rail `ach`) still `instructed` once its file's effective entry date — or, for a file
+ * written later than the day before it (exported late), the Federal Reserve business day after the
+ * write (`file_written_at`, migration 0076) — and PARASOL_ACH_RETURN_WINDOW_DAYS Federal Reserve
+ * business days after it have passed (default 2: most
  * returns — R01 to R04, the account errors — come within two banking days of the settlement date) is
  * settled `paid` through `settlePayout`, as a camt.054 credit would be: the claim paid, the ledger,
  * webhook claim.paid, the customer's receipt. A later return (unauthorized-entry returns may come
@@ -27,12 +30,17 @@ export async function settleAchPayouts(
   deps: SettleDeps & { db: Db; returnWindowDays: number },
 ): Promise<{ paid: number; unchanged: number }> {
   const upTo = achReturnWindowPassedFor(deps.now(), deps.returnWindowDays);
-  const due = await listAchPayoutsPastReturnWindow(deps.db, upTo, ACH_SETTLE_PER_RUN);
+  // a file written late reaches the bank late: its entries settle the Fed business day after the write
+  // at the earliest, which is `upTo` or earlier exactly when the write's day (Eastern) is before it
+  const writtenBefore = DateTime.fromISO(upTo, { zone: FED_ZONE }).startOf('day').toJSDate();
+  const due = await listAchPayoutsPastReturnWindow(deps.db, { entryDateUpTo: upTo, writtenBefore }, ACH_SETTLE_PER_RUN);
   let paid = 0;
   for (const { end_to_end_id: endToEndId } of due) {
     const outcome = await deps.db
       .transaction()
-      .execute((trx) => settlePayout(trx, deps, { endToEndId, outcome: 'paid', actor: ACH_SETTLE_ACTOR }));
+      .execute((trx) =>
+        settlePayout(trx, deps, { endToEndId, outcome: 'paid', actor: ACH_SETTLE_ACTOR, rails: ['ach'] }),
+      );
     if (outcome === 'paid') paid++;
   }
   return { paid, unchanged: due.length - paid };

@@ -77,6 +77,60 @@ export function sepaExecutionDate(now: Date, cutOff: CutOff = DEFAULT_SEPA_CUTOF
   return beforeCutOff && isTargetBusinessDay(today) ? today : nextTargetBusinessDay(today);
 }
 
+/** How far ahead an operator may date a pain.001 (`--execution-date`): this many TARGET business days after today. */
+export const MAX_EXECUTION_DATE_BUSINESS_DAYS = 30;
+
+/**
+ * Why a requested execution date given by an operator (`parasol payouts batch --execution-date`) is
+ * one no bank executes, or undefined when it is fine: not a calendar date (`invalid_format`); before
+ * the earliest date a file made at `now` can ask for (`out_of_range`: `sepaExecutionDate` with the
+ * bank's cut-off — a past day, or today once the cut-off has passed or TARGET is closed today);
+ * more than MAX_EXECUTION_DATE_BUSINESS_DAYS TARGET business days after today (`out_of_range`: banks
+ * keep a future-dated file a limited time, and a date years ahead is a typing slip); a day TARGET is
+ * closed (`not_allowed`: a weekend, 1 January, Good Friday, Easter Monday, 1 May, 25 or 26 December),
+ * named with the next business day. Once the file is made its payouts are `instructed`: a date the
+ * bank refuses would leave them in a file that never pays, unpaid until the bank's rejection is imported.
+ */
+export function executionDateProblem(
+  isoDate: string,
+  now: Date,
+  cutOff: CutOff = DEFAULT_SEPA_CUTOFF,
+): { code: 'invalid_format' | 'out_of_range' | 'not_allowed'; message: string } | undefined {
+  const day = DateTime.fromISO(isoDate, { zone: 'utc' });
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(isoDate) || !day.isValid)
+    return { code: 'invalid_format', message: 'must be a calendar date YYYY-MM-DD' };
+  const today = DateTime.fromJSDate(now, { zone: TARGET_ZONE }).toISODate()!;
+  const earliest = sepaExecutionDate(now, cutOff);
+  if (isoDate < today)
+    return {
+      code: 'out_of_range',
+      message: `is in the past (today is ${today} in Central European Time): a bank refuses a transfer asked for a past date; the earliest is ${earliest}`,
+    };
+  let latest = today;
+  for (let i = 0; i < MAX_EXECUTION_DATE_BUSINESS_DAYS; i++) latest = nextTargetBusinessDay(latest);
+  if (isoDate > latest)
+    return {
+      code: 'out_of_range',
+      message: `is more than ${MAX_EXECUTION_DATE_BUSINESS_DAYS} TARGET business days ahead: the latest is ${latest}`,
+    };
+  if (!isTargetBusinessDay(isoDate))
+    return {
+      code: 'not_allowed',
+      message: `is not a TARGET business day (a weekend or a TARGET holiday): no transfer is executed that day; the next business day is ${nextTargetBusinessDay(isoDate)}`,
+    };
+  // today, a business day, after the bank's cut-off: it executes the file the next business day
+  if (isoDate < earliest)
+    return {
+      code: 'out_of_range',
+      message: `is today, after the bank's cut-off (${pad(cutOff.hour)}:${pad(cutOff.minute)} Central European Time, PARASOL_SEPA_CUTOFF): a file made now is executed on the next business day; the earliest is ${earliest}`,
+    };
+  return undefined;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
 /**
  * The instant `days` TARGET business days before `now` (same time of day, in TARGET's zone): a
  * transfer instructed before it has had that many business days for the bank to report it.

@@ -430,6 +430,8 @@ export interface SepaBatchesTable {
   xml: string | null;
   xml_enc: string | null;
   file_path: string | null;
+  /** When the file was first written (recorded with `file_path`; migration 0076): an ACH return window counts from it. */
+  file_written_at: Date | null;
   /** `pain.001`, or `nacha`: an ACH file (migration 0062), whose text `xml_enc` holds. */
   format: Generated<'pain.001' | 'nacha'>;
   /** A NACHA file's immediate origin, creation date (UTC) and File ID Modifier: unique together (migration 0062). */

@@ -148,6 +148,7 @@ describe('link messages are not sent once the claim no longer waits on the link,
         outcome,
         ...(outcome === 'failed' ? { reason: 'AC04 account closed' } : {}),
         actor: 'test',
+        rails: ['sepa', 'ach'],
       }),
     );
     assert.equal(await claimStatus(claimId), outcome);

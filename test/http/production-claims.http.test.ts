@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { requeueStaleSms } from '../../src/notify/sms/sms-queue.ts';
 import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
+import { nextTargetBusinessDay, sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import { encrypt } from '../../src/platform/crypto.ts';
 import {
   allClaims,
@@ -214,7 +215,9 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
       .executeTakeFirstOrThrow();
     assert.deepEqual([payout.status, payout.rail], ['pending', 'sepa']);
 
-    const batch = await cli('--json', 'payouts', 'batch', '--execution-date', '2026-12-01');
+    // a TARGET business day after today's (a past date, a weekend or a holiday is refused)
+    const executionDate = nextTargetBusinessDay(sepaExecutionDate(new Date()));
+    const batch = await cli('--json', 'payouts', 'batch', '--execution-date', executionDate);
     assert.equal(batch.code, 0, batch.err);
     const result = JSON.parse(batch.out).batches[0];
     const xml = await fs.readFile(result.path, 'utf8');

@@ -124,7 +124,11 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   const payoutId = async (db: Executor, endToEndId: string) =>
     (await db.selectFrom('payouts').select('id').where('end_to_end_id', '=', endToEndId).executeTakeFirstOrThrow()).id;
   const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
-    db.transaction().execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
+    db
+      .transaction()
+      .execute((trx) =>
+        settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system', rails: ['simulated_bank'] }),
+      );
   /** The claim's webhook events of this type: their `timestamp` and data. */
   const eventsOf = async (type: string, claimNumber: string) =>
     (await t.db.selectFrom('webhook_events').select('payload').where('type', '=', type).execute())
@@ -434,7 +438,12 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
         await trx.selectFrom('claims').select('id').where('claim_number', '=', claimNumber).execute();
         started();
         await released;
-        return settlePayout(trx, settleDeps(earlier), { endToEndId, outcome: 'returned', actor: 'system' });
+        return settlePayout(trx, settleDeps(earlier), {
+          endToEndId,
+          outcome: 'returned',
+          actor: 'system',
+          rails: ['simulated_bank'],
+        });
       });
       await isStarted;
       // B: a shorter one, begun and committed meanwhile: paid

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { settleAchPayouts } from '../../src/payouts/index.ts';
+import { createPayoutBatches } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
@@ -15,7 +16,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
-import { achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
+import { achBatchDeps, achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
 
 /**
  * A USD claim paid to a US account, end to end in production: the form takes the account, `parasol
@@ -249,5 +250,24 @@ describe('ACH payouts to US accounts', () => {
       .where('p.claim_id', '=', claim.id)
       .executeTakeFirstOrThrow();
     assert.deepEqual(paid, { payout: 'paid', attempt: 2, claim: 'paid' });
+  });
+
+  it('an execution date TARGET refuses dates the pain.001 files only: the NACHA file is made all the same', async () => {
+    const claim = await usAccountClaim(t, partner, { flightNumber: `AF${6900 + (process.pid % 300)}`, operator });
+    // Wednesday 24 December 2031: Christmas is refused for the pain.001 files, the Fed calendar dates the NACHA file
+    const result = await createPayoutBatches(
+      { ...achBatchDeps(t, dir, '2031-12-24T14:00:00Z'), debtor: t.app.parasol.config.sepaDebtor },
+      { actor: 'operator:test', executionDate: '2031-12-25' },
+    );
+    assert.deepEqual(
+      result.batches.map((b) => [b.scheme, b.executionDate]),
+      [['ach', '2031-12-26']],
+    );
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select('status')
+      .where('claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(payout.status, 'instructed');
   });
 });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ACH_SETTLE_ACTOR, listPayouts, settleAchPayouts, unreportedDue } from '../../src/payouts/index.ts';
-import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import { createAchBatch, exportSepaBatch } from '../../src/payouts/sepa-batch.ts';
 import { buildTestApp, createTestPartner, operatorToken, type TestApp, type TestPartner } from '../helper.ts';
 import { achBatchDeps, achPayoutsEnv, usAccountClaim } from './ach-setup.ts';
 
@@ -85,5 +85,76 @@ describe('ACH payouts settled after their return window', () => {
     );
     const ledger = await t.db.selectFrom('ledger_entries').select('id').where('claim_id', '=', claim.id).execute();
     assert.ok(ledger.length > 0, 'the compensation paid is in the ledger');
+  });
+
+  it('a NACHA file committed but never written (the process stopped) is never settled paid: the customer is not told of money that did not leave', async () => {
+    const operator = (await operatorToken(t, 'ach-settle-unwritten')).auth;
+    const claim = await usAccountClaim(t, partner, { flightNumber: `AF${6700 + (process.pid % 300)}`, operator });
+    // made on Wednesday 14 May 2031 (effective Thursday 15 May), its file cannot be written after the commit
+    const blocked = path.join(dir, 'not-a-directory');
+    await fs.writeFile(blocked, '');
+    await assert.rejects(
+      createAchBatch(
+        { ...achBatchDeps(t, dir, '2031-05-14T14:00:00Z'), directory: blocked },
+        { actor: 'operator:test' },
+      ),
+    );
+    await fs.rm(blocked);
+    const payout = () =>
+      t.db
+        .selectFrom('payouts as p')
+        .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+        .select(['p.status as payout', 'cl.status as claim', 'p.batch_id'])
+        .where('p.claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+    const { batch_id: batchId, ...instructed } = await payout();
+    assert.deepEqual(instructed, { payout: 'instructed', claim: 'payment_pending' });
+    const settle = (at: string) =>
+      settleAchPayouts({
+        db: t.db,
+        jobs: t.app.parasol.jobs,
+        now: () => new Date(at),
+        bankDetailsDays: 7,
+        encryption: t.app.parasol.keys.encryption,
+        returnWindowDays: t.app.parasol.config.achReturnWindowDays,
+      });
+    // Tuesday 20 May: its window has passed, but no file was ever written
+    assert.deepEqual(await settle('2031-05-20T12:00:00Z'), { paid: 0, unchanged: 0 });
+    const { batch_id: _, ...still } = await payout();
+    assert.deepEqual(still, { payout: 'instructed', claim: 'payment_pending' });
+    const paidEntries = () =>
+      t.db
+        .selectFrom('ledger_entries')
+        .select('id')
+        .where('claim_id', '=', claim.id)
+        .where('kind', '=', 'compensation_paid')
+        .execute();
+    assert.equal((await paidEntries()).length, 0, 'no compensation booked');
+    // the operator exports it (checked with the bank) on Tuesday 20 May: the bank has it from then, its
+    // entries settle Wednesday 21 May at the earliest, whatever the stale effective entry date says
+    await exportSepaBatch(
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-05-20T12:30:00Z') },
+      batchId!,
+      'operator:test',
+    );
+    assert.deepEqual(await settle('2031-05-20T13:00:00Z'), { paid: 0, unchanged: 0 }, 'not paid at once');
+    // Friday 23 May: Thursday 22 and Friday 23 are its window, not passed yet
+    assert.deepEqual(await settle('2031-05-23T20:00:00Z'), { paid: 0, unchanged: 0 });
+    assert.equal((await paidEntries()).length, 0);
+    // a second export (the file written again) never restarts the window
+    await fs.rm(
+      path.join(
+        dir,
+        `${(await t.db.selectFrom('sepa_batches').select('message_id').where('id', '=', batchId!).executeTakeFirstOrThrow()).message_id}.ach`,
+      ),
+    );
+    await exportSepaBatch(
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-05-23T21:00:00Z') },
+      batchId!,
+      'operator:test',
+    );
+    // Tuesday 27 May (Monday 26 is Memorial Day): the window has passed
+    assert.deepEqual(await settle('2031-05-27T13:00:00Z'), { paid: 1, unchanged: 0 });
+    assert.equal((await paidEntries()).length, 1);
   });
 });

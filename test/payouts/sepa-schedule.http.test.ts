@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
-import { createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
+import { createPayoutBatches, createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
 import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
+import { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges, sepaBatchRunsTotal } from '../../src/platform/metrics.ts';
 import { registerSchedules } from '../../src/worker.ts';
 import {
@@ -313,6 +314,77 @@ describe('the scheduled SEPA batch', () => {
       .execute();
   });
 
+  it('an execution date no bank executes (a TARGET holiday, a weekend, a past day, today after the cut-off, too far ahead) refuses every pain.001 currency, reported; the payouts stay pending', async () => {
+    const [only] = await pendingPayouts(1);
+    const before = await batchCount();
+    // Wednesday 24 December 2031, 15:00 in Frankfurt: after the 14:00 cut-off
+    const deps = {
+      db: t.db,
+      keys: t.app.parasol.keys,
+      now: () => new Date('2031-12-24T14:00:00Z'),
+      debtor: t.app.parasol.config.sepaDebtor,
+      directory: payoutsDir,
+    };
+    const run = (executionDate: string) => createPayoutBatches(deps, { actor: 'operator:test', executionDate });
+    for (const [date, says] of [
+      ['2031-12-25', /not a TARGET business day.*the next business day is 2031-12-29/],
+      ['2031-12-27', /not a TARGET business day/],
+      ['2031-12-23', /in the past \(today is 2031-12-24.*the earliest is 2031-12-29/],
+      ['2031-12-24', /after the bank's cut-off \(14:00 .*the earliest is 2031-12-29/],
+      ['2032-03-01', /more than 30 TARGET business days ahead: the latest is 2032-02-09/],
+    ] as const) {
+      const result = await run(date);
+      assert.deepEqual(result.batches, [], date);
+      assert.deepEqual(
+        result.refused.map((r) => [r.currency, r.reason]),
+        [['EUR', 'invalid']],
+        date,
+      );
+      assert.match(result.refused[0]!.message, says);
+      assert.match(result.refused[0]!.message, /--execution-date dates the pain\.001 files only/);
+    }
+    // what is not a date refuses the run itself
+    await assert.rejects(run('2031-02-30'), (error: unknown) => {
+      assert.ok(error instanceof DomainError && error.code === 'validation_failed', String(error));
+      assert.deepEqual(
+        (error.extra.errors ?? []).map((e) => [e.field, e.code]),
+        [['/executionDate', 'invalid_format']],
+      );
+      return true;
+    });
+    // one currency's file, asked for directly, is refused too: before any payout is taken
+    await assert.rejects(
+      createSepaBatch(deps, { actor: 'operator:test', executionDate: '2031-12-25' }),
+      (error: unknown) => {
+        assert.ok(error instanceof DomainError && error.code === 'validation_failed', String(error));
+        const [problem] = error.extra.errors ?? [];
+        assert.deepEqual([problem?.field, problem?.code], ['/executionDate', 'not_allowed']);
+        return true;
+      },
+    );
+    // the operator's command line: the option named, exit code 1 for a non-date; a refused date is a
+    // REFUSED line for each pain.001 currency (exit 0, as any refused currency)
+    const malformed = await runCliOn(t, ['payouts', 'batch', '--execution-date', '2031-02-30']);
+    assert.equal(malformed.code, 1);
+    assert.match(malformed.err, /--execution-date: must be a calendar date YYYY-MM-DD/);
+    const past = await runCliOn(t, ['payouts', 'batch', '--execution-date', '2020-01-02']);
+    assert.equal(past.code, 0, past.err);
+    assert.match(
+      past.out,
+      /REFUSED EUR: \d+ pending payout\(s\) not paid \(invalid\): no pain\.001 file was made: the execution date 2020-01-02 is in the past/,
+    );
+    assert.equal(await batchCount(), before, 'no file made');
+    assert.deepEqual(
+      (await batchesOf([only!])).map((p) => [p.status, p.batch_id]),
+      [['pending', null]],
+    );
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('id', '=', only!)
+      .execute();
+  });
+
   it('a payout its file cannot hold is left out, reported by end-to-end id (worker log, CLI line) and stays pending; the others of its currency are filed', async () => {
     const ids = await pendingPayouts(3);
     const faulty = ids[1]!;
@@ -488,7 +560,8 @@ describe('the scheduled SEPA batch', () => {
     assert.equal(exported.code, 0, exported.err);
     assert.equal(await filePathOf(), written);
     assert.equal(await gauge(), reportedBefore - 1);
-    const check = validateWithXmllint(await fs.readFile(written, 'utf8'));
+    const text = await fs.readFile(written, 'utf8');
+    const check = validateWithXmllint(text);
     assert.ok(check.valid, check.output);
 
     // written, then the process stopped before recording it: the file under its name is recorded as it is
@@ -512,6 +585,37 @@ describe('the scheduled SEPA batch', () => {
     await fs.rm(written);
     await job({}, () => later).run();
     await assert.rejects(fs.stat(written));
+
+    // written, not recorded, and no pain.001 to make (no insurer account, no ACH payout): the run
+    // returns early, yet records the file first
+    await fs.writeFile(written, text);
+    await t.db.updateTable('sepa_batches').set({ file_path: null }).where('id', '=', row!.batch_id!).execute();
+    const noDebtor = job({ sepaDebtor: undefined }, () => later);
+    await noDebtor.run();
+    assert.equal(await filePathOf(), written, 'recorded by a run without the insurer account');
+
+    // written, not recorded, the schedule off: `payouts export` records the file it finds when its bytes
+    // are the batch's, and refuses (records nothing, overwrites nothing) one with other bytes
+    await t.db.updateTable('sepa_batches').set({ file_path: null }).where('id', '=', row!.batch_id!).execute();
+    await fs.writeFile(written, text.replace('<CdtTrfTxInf>', '<CdtTrfTxInf> '));
+    const differs = await runCliOn(t, ['payouts', 'export', batch.message_id]);
+    assert.equal(differs.code, 1);
+    assert.match(differs.err, /is not this batch's file \(its bytes differ/);
+    assert.equal(await filePathOf(), null);
+    await fs.writeFile(written, text);
+    const found = await runCliOn(t, ['payouts', 'export', batch.message_id]);
+    assert.equal(found.code, 0, found.err);
+    assert.equal(found.out.trim().split('\n').pop()?.includes(written), true, found.out);
+    assert.equal(await filePathOf(), written);
+    assert.equal(await fs.readFile(written, 'utf8'), text);
+    const trail = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('entity', '=', 'sepa_batch')
+      .where('entity_id', '=', batch.message_id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(trail.at(-1), { actor: 'operator:test', action: 'file_recorded' });
   });
 
   it('gauges: pending production payouts and the oldest one’s age; instructed payouts the bank has not reported', async () => {

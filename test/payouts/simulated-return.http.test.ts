@@ -5,8 +5,10 @@ import {
   payWithSimulatedBank,
   SIMULATED_BANK_RETURN,
   SIMULATED_BANK_RETURNED_IBAN,
+  type settlePayout,
 } from '../../src/payouts/payouts.ts';
 import { checkSepaAccount } from '../../src/payouts/bank-account.ts';
+import { reconcilePayouts } from '../../src/payouts/reconcile.ts';
 import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
   buildTestApp,
@@ -216,5 +218,18 @@ describe('the simulated bank returns a paid transfer for its documented account'
     assert.equal(await payWithSimulatedBank(deps, returned.id, returned.end_to_end_id), 'skipped');
     assert.deepEqual([(await payoutOf()).status, (await payoutOf()).claim_status], ['paid', 'paid']);
     assert.equal(await ledgerCount(), 3, 'the first payment, its reversal, the second payment');
+
+    // a bank report naming this sandbox payout (an id pasted into a CSV, a test camt.054) settles
+    // nothing: no bank was sent it, the simulated bank alone settles it — unknown to the report
+    const csv = `endToEndId,status,reason\n${repaid.end_to_end_id},returned,AC04 closed\n${returned.end_to_end_id},paid,\n`;
+    const report = await reconcilePayouts(deps, csv, 'operator:test');
+    assert.deepEqual([report.outcomes.unknown, report.outcomes.returned, report.outcomes.superseded], [2, 0, 0]);
+    assert.match(report.issues[0]!.detail ?? '', /sandbox payout, settled by the simulated bank only/);
+    assert.deepEqual([(await payoutOf()).status, (await payoutOf()).claim_status], ['paid', 'paid']);
+    assert.equal(await ledgerCount(), 3, 'no reversal booked by the report');
+    // every caller of settlePayout says which rails its report speaks of: none can forget it (npm run check)
+    // @ts-expect-error `rails` is required
+    const forgotten: Parameters<typeof settlePayout>[2] = { endToEndId: 'X', outcome: 'paid', actor: 'test' };
+    assert.equal(forgotten.rails, undefined);
   });
 });

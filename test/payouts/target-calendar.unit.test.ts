@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   easterSunday,
+  executionDateProblem,
   isTargetBusinessDay,
   nextTargetBusinessDay,
   sepaExecutionDate,
@@ -102,5 +103,69 @@ describe('SEPA execution date', () => {
     assert.equal(targetBusinessDaysBefore(at('2026-11-30T09:00:00Z'), 3).toISOString(), '2026-11-25T09:00:00.000Z');
     // Tuesday after Easter 2026: Thursday 2 April, then Wednesday 1 and Tuesday 31 March
     assert.equal(targetBusinessDaysBefore(at('2026-04-07T08:00:00Z'), 3).toISOString(), '2026-03-31T08:00:00.000Z');
+  });
+});
+
+describe('an execution date an operator asks for', () => {
+  // Friday 3 April 2026, 16:00 in Frankfurt: Good Friday, TARGET closed
+  const now = new Date('2026-04-03T14:00:00Z');
+  it('is refused on a TARGET holiday or a weekend, naming the next business day', () => {
+    for (const [date, next] of [
+      ['2026-04-03', '2026-04-07'], // Good Friday
+      ['2026-04-06', '2026-04-07'], // Easter Monday
+      ['2026-04-04', '2026-04-07'], // a Saturday
+      ['2026-05-01', '2026-05-04'], // 1 May
+    ]) {
+      const problem = executionDateProblem(date!, now);
+      assert.equal(problem?.code, 'not_allowed', date);
+      assert.match(problem!.message, new RegExp(`next business day is ${next}`));
+    }
+    // Christmas, asked for on 1 December
+    const christmas = executionDateProblem('2026-12-25', new Date('2026-12-01T10:00:00Z'));
+    assert.equal(christmas?.code, 'not_allowed');
+    assert.match(christmas!.message, /next business day is 2026-12-28/);
+  });
+  it('is refused before today in Central European Time, naming the earliest', () => {
+    const problem = executionDateProblem('2026-04-02', now);
+    assert.equal(problem?.code, 'out_of_range');
+    assert.match(problem!.message, /today is 2026-04-03.*the earliest is 2026-04-07/);
+    // 23:30 UTC on 2 April is already 3 April in Frankfurt
+    assert.equal(executionDateProblem('2026-04-02', new Date('2026-04-02T23:30:00Z'))?.code, 'out_of_range');
+  });
+  it('is taken on any later TARGET business day, today included; a non-date is refused', () => {
+    assert.equal(executionDateProblem('2026-04-07', now), undefined);
+    assert.equal(executionDateProblem('2026-04-02', new Date('2026-04-02T07:00:00Z')), undefined);
+    assert.equal(executionDateProblem('2026-02-31', now)?.code, 'invalid_format');
+    assert.equal(executionDateProblem('7 April', now)?.code, 'invalid_format');
+  });
+});
+
+describe("an execution date and the bank's cut-off", () => {
+  // Tuesday 7 April 2026, 15:00 in Frankfurt (summer time): after the default 14:00 cut-off
+  const afterCutOff = new Date('2026-04-07T13:00:00Z');
+  it('refuses today after the cut-off, naming the earliest date a file made now asks for', () => {
+    const problem = executionDateProblem('2026-04-07', afterCutOff);
+    assert.equal(problem?.code, 'out_of_range');
+    assert.match(problem!.message, /after the bank's cut-off \(14:00 .*the earliest is 2026-04-08/);
+    assert.equal(sepaExecutionDate(afterCutOff), '2026-04-08', 'the rule and its earliest agree');
+    assert.equal(executionDateProblem('2026-04-08', afterCutOff), undefined);
+    // before the cut-off, today is the earliest
+    assert.equal(executionDateProblem('2026-04-07', new Date('2026-04-07T11:00:00Z')), undefined);
+  });
+  it('reads the cut-off it is given (PARASOL_SEPA_CUTOFF), not the default', () => {
+    const late = { hour: 16, minute: 30 };
+    assert.equal(executionDateProblem('2026-04-07', afterCutOff, late), undefined, '15:00 is before 16:30');
+    const early = { hour: 9, minute: 5 };
+    const problem = executionDateProblem('2026-04-07', new Date('2026-04-07T07:30:00Z'), early);
+    assert.equal(problem?.code, 'out_of_range');
+    assert.match(problem!.message, /cut-off \(09:05 .*the earliest is 2026-04-08/);
+  });
+  it('refuses a date more than 30 TARGET business days ahead, naming the latest', () => {
+    // from Tuesday 7 April 2026: 30 TARGET business days later (1 May a holiday) is Wednesday 20 May
+    assert.equal(executionDateProblem('2026-05-20', afterCutOff), undefined);
+    const problem = executionDateProblem('2026-05-21', afterCutOff);
+    assert.equal(problem?.code, 'out_of_range');
+    assert.match(problem!.message, /more than 30 TARGET business days ahead: the latest is 2026-05-20/);
+    assert.equal(executionDateProblem('2036-04-08', afterCutOff)?.code, 'out_of_range');
   });
 });
