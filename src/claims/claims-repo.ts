@@ -261,6 +261,8 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
       'c.passengers',
       'l.flight_number',
       'l.departure_date',
+      'l.departure_airport',
+      'l.arrival_airport',
       (eb) => eb.fn.coalesce('p.brand_name', 'p.name').as('brand'),
     ])
     .where('cl.id', '=', claimId)

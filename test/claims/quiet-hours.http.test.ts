@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expireClaims, heldReminders, notifyClaim, remindClaims } from '../../src/claims/index.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
+import { decrypt, encrypt } from '../../src/platform/crypto.ts';
 import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
 import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
 
@@ -9,7 +10,10 @@ import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
  * Quiet hours (PARASOL_SMS_QUIET_HOURS, 21 to 8 in the customer's time zone: their phone's country):
  * a reminder due at night waits for the morning — no new link, no SMS, no email meanwhile — and is
  * sent by the first scan after it; the expiry notice's job runs again in the morning. Nothing is
- * dropped. The test customer's phone is French (Europe/Paris).
+ * dropped. The test customer's phone is French (Europe/Paris). Quiet hours hold production messages:
+ * each claim is opened in the sandbox (its first message in the outbox) then made production, so its
+ * reminder and expiry notice are queued for the SMS provider (`sms_messages`); a sandbox claim's go to
+ * the outbox at any hour (the last tests).
  */
 describe('quiet hours: a reminder or an expiry notice due at night waits for the customer’s morning', () => {
   let t: TestApp;
@@ -45,15 +49,33 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     return at;
   };
   let seq = 8800 + (process.pid % 500);
-  const openClaim = async () => {
+  const openClaim = async (o: { environment?: 'production' | 'sandbox'; phone?: string } = {}) => {
     const { c, claimNumber } = await openCancelledFlightClaim(t.app, a, `AF${seq++}`);
     const claim = await t.db
       .selectFrom('claims')
-      .select(['id', 'bank_details_due_at'])
+      .select(['id', 'bank_details_due_at', 'contract_id'])
       .where('claim_number', '=', claimNumber)
       .executeTakeFirstOrThrow();
+    if ((o.environment ?? 'production') === 'production')
+      await t.db.updateTable('claims').set({ environment: 'production' }).where('id', '=', claim.id).execute();
+    if (o.phone)
+      await t.db
+        .updateTable('contracts')
+        .set({ customer_phone_enc: encrypt(t.app.parasol.keys.encryption, o.phone) })
+        .where('id', '=', claim.contract_id)
+        .execute();
     return { c, claimNumber, id: claim.id, dueAt: claim.bank_details_due_at! };
   };
+  /** The claim's production messages (queued for the provider), oldest first: their bodies. */
+  const queuedBodies = async (claimId: string) =>
+    (
+      await t.db
+        .selectFrom('sms_messages')
+        .select('body_enc')
+        .where('claim_id', '=', claimId)
+        .orderBy('created_at')
+        .execute()
+    ).map((m) => decrypt(t.app.parasol.keys.encryption, m.body_enc));
 
   it('a reminder at 23:00 Paris time waits until 08:00: no link replaced, no SMS; then sent once', async () => {
     const { c, id, dueAt } = await openClaim();
@@ -70,6 +92,7 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     assert.equal(parisHour(held.remind_not_before!), 8, 'until 08:00 in Paris');
     assert.ok(held.remind_not_before!.getTime() - night.getTime() === 9 * 3_600_000);
     assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 1, 'only the first message');
+    assert.deepEqual(await queuedBodies(id), [], 'nothing queued');
     const tokens = await t.db
       .selectFrom('claim_tokens_replaced')
       .select('claim_id')
@@ -81,13 +104,13 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     assert.equal(await remindClaims(deps(new Date(night.getTime() + 3 * 3_600_000))), 0);
     assert.equal(await remindClaims(deps(held.remind_not_before!)), 1);
     assert.equal(await remindClaims(deps(new Date(held.remind_not_before!.getTime() + 3_600_000))), 0, 'once');
-    const messages = await sandboxMessages(t.app, a, c.contractNumber);
-    assert.equal(messages.length, 2);
-    assert.match(messages[1]!.body, /still waits for your bank details|attendent votre RIB/);
+    const messages = await queuedBodies(id);
+    assert.equal(messages.length, 1);
+    assert.match(messages[0]!, /still waits for your bank details|attendent votre RIB/);
   });
 
   it('a reminder whose morning would come too near its due date (an hour) is sent at night', async () => {
-    const { c, id, dueAt } = await openClaim();
+    const { id, dueAt } = await openClaim();
     // due at 02:30 in Paris: the reminder scan at 00:30 cannot wait for 08:00
     const due = new Date(atParisHour(new Date(dueAt.getTime() - 86_400_000), 2).getTime() + 30 * 60_000);
     await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', id).execute();
@@ -101,16 +124,16 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
       .executeTakeFirstOrThrow();
     assert.equal(row.remind_not_before, null);
     assert.equal(row.reminded_due_at?.getTime(), due.getTime());
-    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 2);
+    assert.equal((await queuedBodies(id)).length, 1);
   });
 
   it('an expiry notice due at night is queued again for the morning, then sent', async () => {
-    const { c, id, dueAt } = await openClaim();
+    const { id, dueAt } = await openClaim();
     const night = atParisHour(dueAt, 2);
     await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => night });
-    // the worker's own job (quiet hours off in tests) sends it at once; this test's runs decide by theirs
-    await eventually(async () => ((await sandboxMessages(t.app, a, c.contractNumber)).length === 2 ? true : undefined));
-    await t.db.deleteFrom('sms_outbox').where('idempotency_key', '=', `claim:${id}:expired`).execute();
+    // the worker's own job (quiet hours off in tests) queues it at once; this test's runs decide by theirs
+    await eventually(async () => ((await queuedBodies(id)).length === 1 ? true : undefined));
+    await t.db.deleteFrom('sms_messages').where('idempotency_key', '=', `claim:${id}:expired`).execute();
 
     const queued: { startAfter?: Date }[] = [];
     // the queue itself, its send recorded (a class instance: its methods are on its prototype)
@@ -122,12 +145,43 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     assert.equal(queued.length, 1, 'its job queued again');
     const wait = queued[0]!.startAfter!.getTime() - started;
     assert.ok(Math.abs(wait - 6 * 3_600_000) < 60_000, `six hours later, at 08:00 in Paris (${wait} ms)`);
-    assert.equal((await sandboxMessages(t.app, a, c.contractNumber)).length, 1, 'nothing sent at night');
+    assert.deepEqual(await queuedBodies(id), [], 'nothing sent at night');
 
     const morning = atParisHour(night, 8);
     assert.equal(await notifyClaim({ ...deps(morning), jobs }, { claimId: id, kind: 'expired' }), 'sent');
+    const messages = await queuedBodies(id);
+    assert.equal(messages.length, 1);
+    assert.match(messages[0]!, /expir/);
+  });
+
+  it('a number of no country (+800) is quiet while it is night at either airport of the insured flight', async () => {
+    // the test flights go from Paris (CDG) to New York (JFK): at 23:00 in Paris the reminder waits until
+    // both are awake, 08:00 in New York (14:00 in Paris)
+    const { id, dueAt } = await openClaim({ phone: '+80012345678' });
+    const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
+    assert.equal(await remindClaims(deps(night)), 0, 'held');
+    const held = await t.db
+      .selectFrom('claims')
+      .select('remind_not_before')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(parisHour(held.remind_not_before!), 14, '08:00 in New York');
+    assert.equal(await remindClaims(deps(held.remind_not_before!)), 1);
+    assert.equal((await queuedBodies(id)).length, 1);
+  });
+
+  it('a sandbox claim’s reminder goes to the outbox at once, night or not: no one is texted', async () => {
+    const { c, id, dueAt } = await openClaim({ environment: 'sandbox' });
+    const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
+    assert.equal(await remindClaims(deps(night)), 1, 'sent at 23:00 in Paris');
+    const row = await t.db
+      .selectFrom('claims')
+      .select('remind_not_before')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.remind_not_before, null);
     const messages = await sandboxMessages(t.app, a, c.contractNumber);
     assert.equal(messages.length, 2);
-    assert.match(messages[1]!.body, /expir/);
+    assert.match(messages[1]!.body, /still waits for your bank details|attendent votre RIB/);
   });
 });

@@ -140,6 +140,69 @@ test('a Twilio outage longer than the send job’s retries does not use up the m
   assert.deepEqual(texted, [BODY], 'texted once, once Twilio is back');
 });
 
+test('a reminder an outage kept queued and that comes out at night is held until the customer’s morning; a claim’s first message is not', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  // a claim's reminder and first message (their keys name the kind), to a French number, the provider
+  // down until 23:00 in Paris
+  const claim = '00000000-0000-4000-8000-00000000a001';
+  const reminder = await queued(db, partner.id, `claim:${claim}:reminder:1700000000000`);
+  const first = await queued(db, partner.id, `claim:${claim}:bank-details`);
+  const texted: string[] = [];
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async (msg) => {
+      texted.push(msg.idempotencyKey);
+      return { providerMessageId: `SM${String(texted.length).repeat(32)}`, status: 'queued' };
+    },
+  };
+  const queuedJobs: { data: unknown; startAfter: Date | undefined }[] = [];
+  const recording = {
+    send: async (_name: string, data: unknown, o: { startAfter?: Date } = {}) => {
+      queuedJobs.push({ data, startAfter: o.startAfter });
+      return 'job';
+    },
+  } as unknown as JobQueue;
+  const NIGHT = new Date('2026-01-15T22:00:00Z'); // 23:00 in Paris
+  const deps = (now: Date) => ({
+    db,
+    keys,
+    provider: twilio,
+    linkUselessClaimStatuses: [],
+    jobs: recording,
+    quietHours: { from: 21, to: 8 },
+    now: () => now,
+  });
+
+  const started = Date.now();
+  assert.equal(await sendQueuedSms(deps(NIGHT), reminder), 'held');
+  assert.deepEqual(texted, [], 'not texted at 23:00');
+  assert.equal(queuedJobs.length, 1, 'its send job queued for the morning');
+  assert.deepEqual(queuedJobs[0]!.data, { smsId: reminder });
+  const wait = queuedJobs[0]!.startAfter!.getTime() - started;
+  assert.ok(Math.abs(wait - 9 * 3_600_000) < 60_000, `nine hours later, at 08:00 in Paris (${wait} ms)`);
+  const held = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'attempts', 'locked_until', 'last_error'])
+    .where('id', '=', reminder)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([held.status, Number(held.attempts), held.last_error], ['queued', 0, null], 'no send used');
+  assert.equal(held.locked_until?.getTime(), queuedJobs[0]!.startAfter!.getTime(), 'the sweep leaves it until then');
+  let swept: unknown[] = [];
+  const sweep = { sendMany: async (_name: string, payloads: unknown[]) => void (swept = payloads) };
+  await requeueStaleSms({ db, jobs: sweep as unknown as JobQueue }, 0);
+  assert.ok(!swept.some((p) => (p as { smsId: string }).smsId === reminder), 'the sweep skips a held message');
+
+  // the claim's first message is sent at any hour, after an outage as the first time
+  assert.equal(await sendQueuedSms(deps(NIGHT), first), 'sent');
+  assert.deepEqual(texted, [`claim:${claim}:bank-details`]);
+
+  // the morning (its hold moved back, as time would): sent, once
+  await db.updateTable('sms_messages').set({ locked_until: null }).where('id', '=', reminder).execute();
+  assert.equal(await sendQueuedSms(deps(new Date('2026-01-16T07:00:00Z')), reminder), 'sent');
+  assert.deepEqual(texted, [`claim:${claim}:bank-details`, `claim:${claim}:reminder:1700000000000`]);
+  assert.equal(queuedJobs.length, 1);
+});
+
 test('a sent message is stamped with the application’s clock, as the claim’s other times', async (t) => {
   const { db, partner } = await productionPartner(t);
   const smsId = await queued(db, partner.id, 'test:clock:1');

@@ -96,6 +96,38 @@ export async function releaseSms(
     .execute();
 }
 
+/**
+ * A queued message not leased, with what its quiet hours need: its key (its kind), its number, its
+ * claim's due date and the insured flight's airports (a number of no country). Undefined otherwise.
+ */
+export async function findSmsToHold(db: Executor, smsId: string) {
+  return db
+    .selectFrom('sms_messages as m')
+    .leftJoin('claims as cl', 'cl.id', 'm.claim_id')
+    .leftJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+    .select(['m.idempotency_key', 'm.to_enc', 'cl.bank_details_due_at', 'l.departure_airport', 'l.arrival_airport'])
+    .where('m.id', '=', smsId)
+    .where('m.status', '=', 'queued')
+    .where((eb) => eb.or([eb('m.locked_until', 'is', null), eb('m.locked_until', '<', sql<Date>`now()`)]))
+    .executeTakeFirst();
+}
+
+/**
+ * Holds a queued message not leased until `until` (quiet hours): no job nor the sweep takes it before;
+ * no attempt counted, its error kept. Whether it was (not when another job holds it).
+ */
+export async function holdQueuedSms(db: Executor, smsId: string, until: Date): Promise<boolean> {
+  const held = await db
+    .updateTable('sms_messages')
+    .set({ locked_until: until })
+    .where('id', '=', smsId)
+    .where('status', '=', 'queued')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .returning('id')
+    .executeTakeFirst();
+  return held !== undefined;
+}
+
 /** The kind word of a claim message's idempotency key (`claim:<id>:<word>[:…]`). */
 const keyWord = sql<string>`split_part(m.idempotency_key, ':', 3)`;
 
