@@ -354,7 +354,7 @@ test('the send job counts retryable failures by reason, and the sweep the messag
     },
   };
   const log = { info: () => {}, warn: () => {}, error: () => {} };
-  const rt = { db, keys, jobs, sms: down, now: () => new Date(), log } as unknown as JobRuntime;
+  const rt = { db, keys, jobs, sms: down, now: () => new Date(), log, config: testConfig() } as unknown as JobRuntime;
   const retries = { channel: 'twilio', outcome: 'retry', reason: 'server_error' };
   const before = await count(retries);
   await assert.rejects(JOBS.sms_send.handler(rt)({ id: 'j1', data: { smsId } } as never), SmsRetryableError);
@@ -383,7 +383,15 @@ test('Twilio’s Retry-After (429) defers the next send by it: a job queued to s
     },
   } as unknown as JobQueue;
   const log = { info: () => {}, warn: () => {}, error: () => {} };
-  const rt = { db, keys, jobs: recording, sms: twilio, now: () => new Date(), log } as unknown as JobRuntime;
+  const rt = {
+    db,
+    keys,
+    jobs: recording,
+    sms: twilio,
+    now: () => new Date(),
+    log,
+    config: testConfig(),
+  } as unknown as JobRuntime;
   const tooMany = (retryAfter: string) => ({
     status: 429,
     headers: { 'Retry-After': retryAfter },
