@@ -14,7 +14,7 @@ import {
   messageKind,
   airportTimeZones,
   quietHoursHold,
-  REMINDER_DUE_MARGIN_MS,
+  QUIET_HOURS_KINDS,
   smsExists,
   SmsRejectedError,
   SqlOutboxStore,
@@ -62,9 +62,6 @@ export interface NotifyDeps {
 
 type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
 type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
-
-/** A reminder is not held by the quiet hours past its due date less this (notify's quietHoursHold): sent at night instead. */
-export { REMINDER_DUE_MARGIN_MS };
 
 /** The audit action of each message. */
 const ACTIONS: Record<NotifyKind, string> = {
@@ -143,15 +140,17 @@ export async function notifyClaimIn(
   // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim
   // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile.
   // Production only: a sandbox or preproduction message texts no one, it goes to the partner's outbox
-  // at once (docs/DECISIONS.md, "Quiet hours hold production messages only")
-  if (row.environment === 'production') {
+  // at once (docs/DECISIONS.md, "Quiet hours: the send job applies them too…", "Sandbox and
+  // preproduction are not held"). The kind first: the other kinds' phone is not decrypted for nothing
+  if (row.environment === 'production' && QUIET_HOURS_KINDS.includes(kind)) {
     const later = quietHoursHold({
       kind,
       phone: decrypt(deps.keys.encryption, row.customer_phone_enc),
       now,
       quiet: deps.quietHours,
-      // a number of no country (+800, +882, satellite…): the insured flight's airports
-      fallbackZones: airportTimeZones(row.departure_airport, row.arrival_airport),
+      // a number of no country (+800, +882, satellite…): the trip's ends (the contract's first
+      // departure and last arrival), whichever leg the claim is on — a connection is nobody's home
+      fallbackZones: airportTimeZones(row.trip_departure_airport, row.trip_arrival_airport),
       dueAt: kind === 'reminder' ? row.bank_details_due_at : null,
     });
     if (later) {

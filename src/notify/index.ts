@@ -18,7 +18,7 @@ export {
   phoneTimeZones,
   quietHoursHold,
   QUIET_HOURS_KINDS,
-  REMINDER_DUE_MARGIN_MS,
+  HOLD_MARGIN_MS,
 } from './sms/quiet-hours.ts';
 export {
   formatAmount,

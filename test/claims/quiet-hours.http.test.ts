@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expireClaims, heldReminders, notifyClaim, remindClaims } from '../../src/claims/index.ts';
+import { queueSms, sendQueuedSms } from '../../src/notify/index.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { decrypt, encrypt } from '../../src/platform/crypto.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
 import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
 import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
 
@@ -49,8 +51,15 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     return at;
   };
   let seq = 8800 + (process.pid % 500);
-  const openClaim = async (o: { environment?: 'production' | 'sandbox'; phone?: string } = {}) => {
-    const { c, claimNumber } = await openCancelledFlightClaim(t.app, a, `AF${seq++}`);
+  const openClaim = async (
+    o: { environment?: 'production' | 'sandbox'; phone?: string; returnFlight?: boolean } = {},
+  ) => {
+    const { c, claimNumber } = await openCancelledFlightClaim(
+      t.app,
+      a,
+      `AF${seq++}`,
+      o.returnFlight ? { returnFlight: `AF${seq++}` } : {},
+    );
     const claim = await t.db
       .selectFrom('claims')
       .select(['id', 'bank_details_due_at', 'contract_id'])
@@ -170,6 +179,41 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     assert.equal((await queuedBodies(id)).length, 1);
   });
 
+  /** The claim's round trip made CDG→DXB then DXB→SYD, the claim on the second leg (a connection). */
+  const onDxbSydOfCdgDxbSyd = async (id: string) => {
+    const legs = await t.db
+      .selectFrom('contract_legs')
+      .innerJoin('claims', 'claims.contract_id', 'contract_legs.contract_id')
+      .select(['contract_legs.id', 'contract_legs.leg_index'])
+      .where('claims.id', '=', id)
+      .orderBy('contract_legs.leg_index')
+      .execute();
+    assert.equal(legs.length, 2);
+    const leg = (i: number, from: string, to: string) =>
+      t.db
+        .updateTable('contract_legs')
+        .set({ departure_airport: from, arrival_airport: to })
+        .where('id', '=', legs[i]!.id)
+        .execute();
+    await leg(0, 'CDG', 'DXB');
+    await leg(1, 'DXB', 'SYD');
+    await t.db.updateTable('claims').set({ leg_id: legs[1]!.id }).where('id', '=', id).execute();
+  };
+
+  it('a number of no country on the DXB→SYD leg of CDG→DXB→SYD goes by the trip’s ends: 06:00 in Paris is night', async () => {
+    const { id, dueAt } = await openClaim({ phone: '+80012345678', returnFlight: true });
+    await onDxbSydOfCdgDxbSyd(id);
+    // 06:00 in Paris is 09:00 in Dubai and 16:00 in Sydney: the leg's own airports are awake
+    const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 6);
+    assert.equal(await remindClaims(deps(night)), 0, 'held');
+    const held = await t.db
+      .selectFrom('claims')
+      .select('remind_not_before')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.equal(parisHour(held.remind_not_before!), 8, '08:00 in Paris');
+  });
+
   it('a sandbox claim’s reminder goes to the outbox at once, night or not: no one is texted', async () => {
     const { c, id, dueAt } = await openClaim({ environment: 'sandbox' });
     const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
@@ -183,5 +227,78 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     const messages = await sandboxMessages(t.app, a, c.contractNumber);
     assert.equal(messages.length, 2);
     assert.match(messages[1]!.body, /still waits for your bank details|attendent votre RIB/);
+  });
+  describe('the send job, after an outage, on a real claim (its due date, its contract’s airports)', () => {
+    const noJobs = { send: async () => 'job', sendMany: async () => undefined } as unknown as JobQueue;
+    /** Queues a production message of the claim (as claims_notify does, its send job not run); its id. */
+    const queue = async (claimId: string, key: string, to: string) => {
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          queueSms(
+            trx,
+            { jobs: noJobs, keys: t.app.parasol.keys },
+            { idempotencyKey: key, partnerId: a.id, environment: 'production', claimId, to, body: 'Parasol: …' },
+          ),
+        );
+      const row = await t.db
+        .selectFrom('sms_messages')
+        .select('id')
+        .where('idempotency_key', '=', key)
+        .executeTakeFirstOrThrow();
+      return row.id;
+    };
+    const texted: string[] = [];
+    const send = (smsId: string, now: Date) =>
+      sendQueuedSms(
+        {
+          db: t.db,
+          keys: t.app.parasol.keys,
+          provider: {
+            name: 'twilio',
+            send: async (m) => {
+              texted.push(m.idempotencyKey);
+              return { providerMessageId: `SM${String(texted.length).padStart(32, '0')}`, status: 'queued' };
+            },
+          },
+          linkUselessClaimStatuses: [],
+          jobs: noJobs,
+          quietHours: QUIET,
+          now: () => now,
+        },
+        smsId,
+      );
+
+    it('a +800 number goes by the trip’s ends: on the DXB→SYD leg of CDG→DXB→SYD, 05:30 in Paris is night', async () => {
+      const { id } = await openClaim({ returnFlight: true });
+      await onDxbSydOfCdgDxbSyd(id);
+      const key = `claim:${id}:reminder:1700000000000`;
+      const smsId = await queue(id, key, '+80012345678');
+      // 04:30 UTC: 05:30 in Paris, 08:30 in Dubai, 15:30 in Sydney — the leg's own airports are awake
+      assert.equal(await send(smsId, new Date('2026-01-15T04:30:00Z')), 'held');
+      assert.ok(!texted.includes(key));
+      const row = await t.db
+        .selectFrom('sms_messages')
+        .select('status')
+        .where('id', '=', smsId)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.status, 'queued');
+    });
+
+    it('a reminder due within the hour is sent at night; the expiry notice is held', async () => {
+      const { id } = await openClaim();
+      const night = new Date('2026-01-15T22:00:00Z'); // 23:00 in Paris (the French number)
+      await t.db
+        .updateTable('claims')
+        .set({ bank_details_due_at: new Date(night.getTime() + 30 * 60_000) })
+        .where('id', '=', id)
+        .execute();
+      const reminder = await queue(id, `claim:${id}:reminder:1700000000001`, '+33612345678');
+      const expired = await queue(id, `claim:${id}:expired`, '+33612345678');
+      assert.equal(await send(reminder, night), 'sent', 'its morning would come after its due date');
+      assert.ok(texted.includes(`claim:${id}:reminder:1700000000001`));
+      assert.equal(await send(expired, night), 'held');
+      assert.ok(!texted.includes(`claim:${id}:expired`));
+    });
   });
 });

@@ -5,7 +5,7 @@ import {
   nextSendableAt,
   phoneTimeZones,
   quietHoursHold,
-  REMINDER_DUE_MARGIN_MS,
+  HOLD_MARGIN_MS,
 } from '../../src/notify/sms/quiet-hours.ts';
 import { ConfigError, parseQuietHours } from '../../src/platform/config.ts';
 import { testConfig } from '../helper.ts';
@@ -107,7 +107,7 @@ describe('quiet hours: the time zone of the phone number’s country', () => {
       quietHoursHold({ kind: 'reminder', phone: PARIS, now: night, quiet: QUIET, dueAt: farDue })?.toISOString(),
       morning,
     );
-    const nearDue = new Date(Date.parse(morning) + REMINDER_DUE_MARGIN_MS - 1);
+    const nearDue = new Date(Date.parse(morning) + HOLD_MARGIN_MS - 1);
     assert.equal(quietHoursHold({ kind: 'reminder', phone: PARIS, now: night, quiet: QUIET, dueAt: nearDue }), null);
     assert.equal(
       quietHoursHold({

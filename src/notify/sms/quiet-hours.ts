@@ -15,12 +15,13 @@ import { findAirport } from '../../reference/index.ts';
  * quiet while it is night in any of them; when they span too many hours to share a daytime hour, the
  * hour of the day when most of them are awake is taken. A number of no country (international
  * freephone +800/+808, shared cost +979, the +882/+883 networks, satellite +870/+881…) takes the
- * zones of the insured flight's two airports (`fallbackZones`): quiet while it is night at either end
- * of the trip — the customer's home is one of them. No fallback either: no quiet hours.
+ * zones of the trip's ends (`fallbackZones`: the contract's first departure and last arrival
+ * airports, whatever leg the claim is on): quiet while it is night at either end of the trip — the
+ * customer's home is one of them. No fallback either: no quiet hours.
  *
- * Which messages wait (`QUIET_HOURS_KINDS`), and the one exception (a reminder whose morning comes
- * too near its due date), are decided here once (`quietHoursHold`), for the claim job that writes the
- * message and for the send job that texts it — a message held by a provider outage and released at
+ * Which messages wait (`QUIET_HOURS_KINDS`), and the exceptions (a reminder whose morning comes too
+ * near its due date, a queued message whose morning comes too near its give-up), are decided here
+ * once (`quietHoursHold`), for the claim job that writes the message and for the send job that texts it — a message held by a provider outage and released at
  * night waits for the morning as it would have the first time.
  */
 export type { QuietHours };
@@ -157,14 +158,21 @@ export function nextSendableAt(
 /** The messages quiet hours hold (a claim message's kind: `messageKind`); the others go at any hour. */
 export const QUIET_HOURS_KINDS: readonly string[] = ['reminder', 'expired'];
 
-/** A reminder is not held by the quiet hours past its due date less this: it is sent at night instead. */
-export const REMINDER_DUE_MARGIN_MS = 3_600_000;
+/**
+ * How near a deadline a quiet-hours hold may end: a reminder is not held past its due date less this
+ * (sent at night rather than remind of a date already past), nor a queued message past the instant the
+ * give-up sweep would take it less this (`giveUpAt`: sent at night rather than given up, or sent once
+ * with no retry left).
+ */
+export const HOLD_MARGIN_MS = 3_600_000;
 
 /**
  * Whether a claim message of `kind` to `phone` waits for the customer's morning, and until when:
- * `null` to send it now — a kind quiet hours do not hold, no quiet hours, daytime there, or a reminder
- * whose morning would come within REMINDER_DUE_MARGIN_MS of its link's due date (`dueAt`: sent at
- * night rather than remind of a date already past). `fallbackZones`: see `nextSendableAt`.
+ * `null` to send it now — a kind quiet hours do not hold, no quiet hours, daytime there, a reminder
+ * whose morning would come within HOLD_MARGIN_MS of its link's due date (`dueAt`), or a message
+ * already queued whose morning would come within HOLD_MARGIN_MS of its give-up (`giveUpAt`: the send
+ * job's, written + SMS_GIVE_UP_HOURS — the sweep gives up a message by its age, a hold included).
+ * `fallbackZones`: see `nextSendableAt`.
  */
 export function quietHoursHold(o: {
   kind: string;
@@ -173,10 +181,12 @@ export function quietHoursHold(o: {
   quiet: QuietHours | null | undefined;
   fallbackZones?: readonly string[];
   dueAt?: Date | null | undefined;
+  giveUpAt?: Date | null | undefined;
 }): Date | null {
   if (!QUIET_HOURS_KINDS.includes(o.kind)) return null;
   const later = nextSendableAt(o.phone, o.now, o.quiet, o.fallbackZones);
-  if (later && o.kind === 'reminder' && o.dueAt && later.getTime() >= o.dueAt.getTime() - REMINDER_DUE_MARGIN_MS)
-    return null;
+  if (!later) return null;
+  const deadlines = [o.kind === 'reminder' ? o.dueAt : null, o.giveUpAt];
+  if (deadlines.some((d) => d && later.getTime() >= d.getTime() - HOLD_MARGIN_MS)) return null;
   return later;
 }

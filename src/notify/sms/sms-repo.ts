@@ -97,18 +97,39 @@ export async function releaseSms(
 }
 
 /**
- * A queued message not leased, with what its quiet hours need: its key (its kind), its number, its
- * claim's due date and the insured flight's airports (a number of no country). Undefined otherwise.
+ * A queued message of a kind quiet hours hold (`kinds`: its key's word), with what they need: its key,
+ * its number, when it was written (its give-up), its claim's due date and the trip's ends (the
+ * contract's first departure and last arrival airports, for a number of no country), and whether
+ * another job holds its lease. Undefined otherwise (another kind, not queued: the send goes on).
  */
-export async function findSmsToHold(db: Executor, smsId: string) {
+export async function findSmsToHold(db: Executor, smsId: string, kinds: readonly string[]) {
   return db
     .selectFrom('sms_messages as m')
     .leftJoin('claims as cl', 'cl.id', 'm.claim_id')
-    .leftJoin('contract_legs as l', 'l.id', 'cl.leg_id')
-    .select(['m.idempotency_key', 'm.to_enc', 'cl.bank_details_due_at', 'l.departure_airport', 'l.arrival_airport'])
+    .select((eb) => [
+      'm.idempotency_key',
+      'm.to_enc',
+      'm.created_at',
+      'cl.bank_details_due_at',
+      eb
+        .selectFrom('contract_legs as first')
+        .select('first.departure_airport')
+        .whereRef('first.contract_id', '=', 'cl.contract_id')
+        .orderBy('first.leg_index', 'asc')
+        .limit(1)
+        .as('trip_departure_airport'),
+      eb
+        .selectFrom('contract_legs as last')
+        .select('last.arrival_airport')
+        .whereRef('last.contract_id', '=', 'cl.contract_id')
+        .orderBy('last.leg_index', 'desc')
+        .limit(1)
+        .as('trip_arrival_airport'),
+      sql<boolean>`coalesce(m.locked_until >= now(), false)`.as('leased'),
+    ])
     .where('m.id', '=', smsId)
     .where('m.status', '=', 'queued')
-    .where((eb) => eb.or([eb('m.locked_until', 'is', null), eb('m.locked_until', '<', sql<Date>`now()`)]))
+    .where(sql<string>`split_part(m.idempotency_key, ':', 3)`, 'in', [...kinds])
     .executeTakeFirst();
 }
 
