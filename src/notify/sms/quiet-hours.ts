@@ -112,7 +112,7 @@ function localHour(instant: number, group: OffsetGroup): number {
 }
 
 /**
- * The IANA zones of a flight's airports (IATA codes), for a number of no country; an airport the
+ * The IANA zones of airports (IATA codes: the trip's ends), for a number of no country; an airport the
  * reference data does not know adds none.
  */
 export function airportTimeZones(...airports: readonly (string | null | undefined)[]): string[] {
@@ -128,7 +128,8 @@ export function airportTimeZones(...airports: readonly (string | null | undefine
  * When a message to `phone` may be texted: `null` now (outside the quiet hours in every zone of its
  * country, or no quiet hours, or no zone known), else the next instant (by 15 minutes) outside
  * them — or, if the zones never share one, the one when most of them are outside them. A number of no
- * country takes `fallbackZones` (the insured flight's airports: `airportTimeZones`).
+ * country takes `fallbackZones` (the trip's ends, the contract's first departure and last arrival
+ * airports: `airportTimeZones`).
  */
 export function nextSendableAt(
   phone: string,
