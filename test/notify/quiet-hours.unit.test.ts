@@ -121,6 +121,19 @@ describe('quiet hours: the time zone of the phone number’s country', () => {
     );
   });
 
+  it('a queued message whose morning would come within an hour of its give-up is not held, whatever its kind', () => {
+    const night = new Date('2026-01-15T22:00:00Z');
+    const morning = Date.parse('2026-01-16T07:00:00.000Z');
+    for (const kind of ['reminder', 'expired']) {
+      const hold = (giveUpAt: number) =>
+        quietHoursHold({ kind, phone: PARIS, now: night, quiet: QUIET, giveUpAt: new Date(giveUpAt) });
+      assert.equal(hold(morning + HOLD_MARGIN_MS + 1)?.getTime(), morning, `${kind}: over an hour to spare`);
+      assert.equal(hold(morning + HOLD_MARGIN_MS), null, `${kind}: an hour exactly`);
+      // the reminder's due date does not shield an expiry notice from its give-up
+      assert.equal(hold(night.getTime() + 1.5 * 3_600_000), null, kind);
+    }
+  });
+
   it('PARASOL_SMS_QUIET_HOURS: 21-8 by default, off, or refused naming the variable', () => {
     assert.deepEqual(parseQuietHours('21-8'), { from: 21, to: 8 });
     assert.deepEqual(parseQuietHours('22 - 7'), { from: 22, to: 7 });
