@@ -120,7 +120,8 @@ export const MAX_SMS_ATTEMPTS = 8;
  * (`quietHoursHold`): a reminder or an expiry notice that an outage kept queued (the job's retries, a
  * Retry-After, the `sms_requeue` sweep) and that comes out at night where the customer lives is not
  * texted then — it is held (`locked_until`, no attempt used) and its send job queued for the morning;
- * `held` answered. The messages sent at any hour the first time (the claim's first message, a
+ * `held` answered — unless that morning comes within an hour of its give-up (`SMS_GIVE_UP_HOURS`
+ * after it was written): then it is sent now. The messages sent at any hour the first time (the claim's first message, a
  * rejected payment's, a resend, the receipt, the withdrawal) are sent at any hour after an outage too.
  */
 export async function sendQueuedSms(
