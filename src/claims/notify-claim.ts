@@ -12,7 +12,9 @@ import {
   renderVoidedSms,
   renderExpiredSms,
   messageKind,
-  nextSendableAt,
+  airportTimeZones,
+  quietHoursHold,
+  QUIET_HOURS_KINDS,
   smsExists,
   SmsRejectedError,
   SqlOutboxStore,
@@ -60,9 +62,6 @@ export interface NotifyDeps {
 
 type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
 type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
-
-/** A reminder is not held by the quiet hours past its due date less this: it is sent at night instead. */
-export const REMINDER_DUE_MARGIN_MS = 3_600_000;
 
 /** The audit action of each message. */
 const ACTIONS: Record<NotifyKind, string> = {
@@ -139,13 +138,21 @@ export async function notifyClaimIn(
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
   // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim
-  // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile
-  if (kind === 'reminder' || kind === 'expired') {
-    const phone = decrypt(deps.keys.encryption, row.customer_phone_enc);
-    let later = nextSendableAt(phone, now, deps.quietHours);
-    // a reminder held past (or too near) its due date would remind of nothing: it goes now, at night
-    const due = kind === 'reminder' ? row.bank_details_due_at : null;
-    if (later && due && later.getTime() >= due.getTime() - REMINDER_DUE_MARGIN_MS) later = null;
+  // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile.
+  // Production only: a sandbox or preproduction message texts no one, it goes to the partner's outbox
+  // at once (docs/DECISIONS.md, "Quiet hours: the send job applies them too…", "Sandbox and
+  // preproduction are not held"). The kind first: the other kinds' phone is not decrypted for nothing
+  if (row.environment === 'production' && QUIET_HOURS_KINDS.includes(kind)) {
+    const later = quietHoursHold({
+      kind,
+      phone: decrypt(deps.keys.encryption, row.customer_phone_enc),
+      now,
+      quiet: deps.quietHours,
+      // a number of no country (+800, +882, satellite…): the trip's ends (the contract's first
+      // departure and last arrival), whichever leg the claim is on — a connection is nobody's home
+      fallbackZones: airportTimeZones(row.trip_departure_airport, row.trip_arrival_airport),
+      dueAt: kind === 'reminder' ? row.bank_details_due_at : null,
+    });
     if (later) {
       if (kind === 'reminder') await repo.deferReminder(trx, row.id, later);
       else

@@ -229,6 +229,8 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
           now: rt.now,
           jobs: rt.jobs,
+          // a reminder or expiry notice an outage kept queued waits for the customer's morning, as at first
+          quietHours: rt.config.smsQuietHours,
         },
         job.data.smsId,
         job.data.deferrals ?? 0,

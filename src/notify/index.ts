@@ -12,7 +12,14 @@ export {
 } from './sms/sms-queue.ts';
 export { SmsRejectedError, type SmsProvider } from './sms/sms.ts';
 export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
-export { nextSendableAt, phoneTimeZones } from './sms/quiet-hours.ts';
+export {
+  airportTimeZones,
+  nextSendableAt,
+  phoneTimeZones,
+  quietHoursHold,
+  QUIET_HOURS_KINDS,
+  HOLD_MARGIN_MS,
+} from './sms/quiet-hours.ts';
 export {
   formatAmount,
   formatDelay,

@@ -16,10 +16,15 @@ export async function sandboxMessages(app: FastifyInstance, partner: TestPartner
 /**
  * A new sandbox contract on `flightNumber`, its flight reported cancelled: its claim opened and its
  * first message written (the `claims_notify` job run by the test app's worker). Answers the contract,
- * the claim's number and that first message.
+ * the claim's number and that first message. `returnFlight`: a round trip (the claim on the outbound).
  */
-export async function openCancelledFlightClaim(app: FastifyInstance, partner: TestPartner, flightNumber: string) {
-  const c = await insureFlight(app, partner, { flightNumber });
+export async function openCancelledFlightClaim(
+  app: FastifyInstance,
+  partner: TestPartner,
+  flightNumber: string,
+  o: { returnFlight?: string } = {},
+) {
+  const c = await insureFlight(app, partner, { flightNumber, ...o });
   const opened = await post(
     app,
     `${FLIGHT}/claims`,

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextSendableAt, phoneTimeZones } from '../../src/notify/sms/quiet-hours.ts';
+import {
+  airportTimeZones,
+  nextSendableAt,
+  phoneTimeZones,
+  quietHoursHold,
+  HOLD_MARGIN_MS,
+} from '../../src/notify/sms/quiet-hours.ts';
 import { ConfigError, parseQuietHours } from '../../src/platform/config.ts';
 import { testConfig } from '../helper.ts';
 
@@ -59,9 +65,73 @@ describe('quiet hours: the time zone of the phone number’s country', () => {
     assert.notEqual(nextSendableAt('+38343201234', new Date('2026-01-15T22:00:00Z'), QUIET), null);
   });
 
-  it('no quiet hours, or a number of no known country: now', () => {
+  it('no quiet hours, or a number of no known country and no flight to go by: now', () => {
     assert.equal(nextSendableAt(PARIS, new Date('2026-01-15T22:00:00Z'), null), null);
     assert.equal(nextSendableAt('+99912345678', new Date('2026-01-15T22:00:00Z'), QUIET), null);
+  });
+
+  it('a number of no country (+800, +808, +870, +881, +882, +883) goes by the insured flight’s two airports', () => {
+    const cdgJfk = airportTimeZones('CDG', 'JFK');
+    assert.deepEqual(cdgJfk, ['Europe/Paris', 'America/New_York']);
+    assert.deepEqual(airportTimeZones('CDG', 'XXX', null), ['Europe/Paris'], 'an unknown airport adds none');
+    for (const phone of [
+      '+80012345678',
+      '+80812345678',
+      '+870773111632',
+      '+881631234567',
+      '+882161234567',
+      '+88351000000',
+    ]) {
+      assert.deepEqual(phoneTimeZones(phone), [], phone);
+      // 23:00 in Paris, 17:00 in New York: night at one end of the trip; the first hour both are awake is
+      // 08:00 in New York (14:00 in Paris)
+      assert.equal(
+        nextSendableAt(phone, new Date('2026-01-15T22:00:00Z'), QUIET, cdgJfk)?.toISOString(),
+        '2026-01-16T13:00:00.000Z',
+        phone,
+      );
+      assert.equal(nextSendableAt(phone, new Date('2026-01-15T15:00:00Z'), QUIET, cdgJfk), null, `${phone} by day`);
+    }
+    // a number of a country keeps its country's zones, whatever the flight
+    assert.equal(nextSendableAt(PARIS, new Date('2026-01-15T15:00:00Z'), QUIET, cdgJfk), null);
+  });
+
+  it('what waits: a reminder and an expiry notice; a reminder too near its due date does not', () => {
+    const night = new Date('2026-01-15T22:00:00Z');
+    const morning = '2026-01-16T07:00:00.000Z';
+    for (const kind of ['opened', 'payment_failed', 'resend', 'paid', 'voided'])
+      assert.equal(quietHoursHold({ kind, phone: PARIS, now: night, quiet: QUIET }), null, kind);
+    assert.equal(quietHoursHold({ kind: 'expired', phone: PARIS, now: night, quiet: QUIET })?.toISOString(), morning);
+    const farDue = new Date('2026-01-20T00:00:00Z');
+    assert.equal(
+      quietHoursHold({ kind: 'reminder', phone: PARIS, now: night, quiet: QUIET, dueAt: farDue })?.toISOString(),
+      morning,
+    );
+    const nearDue = new Date(Date.parse(morning) + HOLD_MARGIN_MS - 1);
+    assert.equal(quietHoursHold({ kind: 'reminder', phone: PARIS, now: night, quiet: QUIET, dueAt: nearDue }), null);
+    assert.equal(
+      quietHoursHold({
+        kind: 'reminder',
+        phone: '+80012345678',
+        now: night,
+        quiet: QUIET,
+        fallbackZones: ['Europe/Paris'],
+      })?.toISOString(),
+      morning,
+    );
+  });
+
+  it('a queued message whose morning would come within an hour of its give-up is not held, whatever its kind', () => {
+    const night = new Date('2026-01-15T22:00:00Z');
+    const morning = Date.parse('2026-01-16T07:00:00.000Z');
+    for (const kind of ['reminder', 'expired']) {
+      const hold = (giveUpAt: number) =>
+        quietHoursHold({ kind, phone: PARIS, now: night, quiet: QUIET, giveUpAt: new Date(giveUpAt) });
+      assert.equal(hold(morning + HOLD_MARGIN_MS + 1)?.getTime(), morning, `${kind}: over an hour to spare`);
+      assert.equal(hold(morning + HOLD_MARGIN_MS), null, `${kind}: an hour exactly`);
+      // the reminder's due date does not shield an expiry notice from its give-up
+      assert.equal(hold(night.getTime() + 1.5 * 3_600_000), null, kind);
+    }
   });
 
   it('PARASOL_SMS_QUIET_HOURS: 21-8 by default, off, or refused naming the variable', () => {

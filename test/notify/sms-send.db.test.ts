@@ -140,6 +140,152 @@ test('a Twilio outage longer than the send job’s retries does not use up the m
   assert.deepEqual(texted, [BODY], 'texted once, once Twilio is back');
 });
 
+test('a reminder an outage kept queued and that comes out at night is held until the customer’s morning; a claim’s first message is not', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  // a claim's reminder and first message (their keys name the kind), to a French number, the provider
+  // down until 23:00 in Paris
+  const claim = '00000000-0000-4000-8000-00000000a001';
+  const reminder = await queued(db, partner.id, `claim:${claim}:reminder:1700000000000`);
+  const first = await queued(db, partner.id, `claim:${claim}:bank-details`);
+  const texted: string[] = [];
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async (msg) => {
+      texted.push(msg.idempotencyKey);
+      return { providerMessageId: `SM${String(texted.length).repeat(32)}`, status: 'queued' };
+    },
+  };
+  const queuedJobs: { data: unknown; startAfter: Date | undefined }[] = [];
+  const recording = {
+    send: async (_name: string, data: unknown, o: { startAfter?: Date } = {}) => {
+      queuedJobs.push({ data, startAfter: o.startAfter });
+      return 'job';
+    },
+  } as unknown as JobQueue;
+  const NIGHT = new Date('2026-01-15T22:00:00Z'); // 23:00 in Paris
+  const deps = (now: Date) => ({
+    db,
+    keys,
+    provider: twilio,
+    linkUselessClaimStatuses: [],
+    jobs: recording,
+    quietHours: { from: 21, to: 8 },
+    now: () => now,
+  });
+
+  const started = Date.now();
+  assert.equal(await sendQueuedSms(deps(NIGHT), reminder), 'held');
+  assert.deepEqual(texted, [], 'not texted at 23:00');
+  assert.equal(queuedJobs.length, 1, 'its send job queued for the morning');
+  assert.deepEqual(queuedJobs[0]!.data, { smsId: reminder });
+  const wait = queuedJobs[0]!.startAfter!.getTime() - started;
+  assert.ok(Math.abs(wait - 9 * 3_600_000) < 60_000, `nine hours later, at 08:00 in Paris (${wait} ms)`);
+  const held = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'attempts', 'locked_until', 'last_error'])
+    .where('id', '=', reminder)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([held.status, Number(held.attempts), held.last_error], ['queued', 0, null], 'no send used');
+  assert.equal(held.locked_until?.getTime(), queuedJobs[0]!.startAfter!.getTime(), 'the sweep leaves it until then');
+  let swept: unknown[] = [];
+  const sweep = { sendMany: async (_name: string, payloads: unknown[]) => void (swept = payloads) };
+  await requeueStaleSms({ db, jobs: sweep as unknown as JobQueue }, 0);
+  assert.ok(!swept.some((p) => (p as { smsId: string }).smsId === reminder), 'the sweep skips a held message');
+
+  // the claim's first message is sent at any hour, after an outage as the first time
+  assert.equal(await sendQueuedSms(deps(NIGHT), first), 'sent');
+  assert.deepEqual(texted, [`claim:${claim}:bank-details`]);
+
+  // the morning (its hold moved back, as time would): sent, once
+  await db.updateTable('sms_messages').set({ locked_until: null }).where('id', '=', reminder).execute();
+  assert.equal(await sendQueuedSms(deps(new Date('2026-01-16T07:00:00Z')), reminder), 'sent');
+  assert.deepEqual(texted, [`claim:${claim}:bank-details`, `claim:${claim}:reminder:1700000000000`]);
+  assert.equal(queuedJobs.length, 1);
+});
+
+test('a message written 23.5 hours ago is not held at night: its morning would come after its give-up; one written 2 hours ago is', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  const claim = '00000000-0000-4000-8000-00000000a002';
+  const NIGHT = new Date('2026-01-15T22:00:00Z'); // 23:00 in Paris: held until 08:00, 9 hours on
+  const old = await queued(db, partner.id, `claim:${claim}:expired`);
+  const recent = await queued(db, partner.id, `claim:${claim}:reminder:1700000000000`);
+  // written by the application's clock, as the give-up sweep measures it (its `now`)
+  const writtenAgo = async (id: string, hours: number) =>
+    db
+      .updateTable('sms_messages')
+      .set({ created_at: new Date(NIGHT.getTime() - hours * 3_600_000) })
+      .where('id', '=', id)
+      .execute();
+  await writtenAgo(old, 23.5);
+  await writtenAgo(recent, 2);
+  const texted: string[] = [];
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async (msg) => {
+      texted.push(msg.idempotencyKey);
+      return { providerMessageId: `SM${String(texted.length).repeat(32)}`, status: 'queued' };
+    },
+  };
+  const deps = {
+    db,
+    keys,
+    provider: twilio,
+    linkUselessClaimStatuses: [],
+    jobs,
+    quietHours: { from: 21, to: 8 },
+    now: () => NIGHT,
+  };
+  // held until 08:00, it would reach the sweep's 24 hours with at most one try (a rejection, the
+  // partner told the customer is unreachable): texted now, at night
+  assert.equal(await sendQueuedSms(deps, old), 'sent');
+  assert.deepEqual(texted, [`claim:${claim}:expired`]);
+  assert.equal(await giveUpStaleSms({ db, now: () => new Date(NIGHT.getTime() + 9 * 3_600_000) }), 0);
+  // 2 hours old: its morning comes 13 hours before its give-up, it waits
+  assert.equal(await sendQueuedSms(deps, recent), 'held');
+  assert.equal(texted.length, 1);
+});
+
+test('the sms_send handler holds at night by PARASOL_SMS_QUIET_HOURS (21-8): outcome held, counted', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  const smsId = await queued(db, partner.id, 'claim:00000000-0000-4000-8000-00000000a003:expired');
+  const texted: string[] = [];
+  const twilio: SmsProvider = {
+    name: 'twilio',
+    send: async (msg) => {
+      texted.push(msg.idempotencyKey);
+      return { providerMessageId: `SM${'7'.repeat(32)}`, status: 'queued' };
+    },
+  };
+  const count = async () =>
+    (await smsTotal.get()).values
+      .filter((v) => v.labels.outcome === 'held' && v.labels.channel === 'twilio')
+      .reduce((sum, v) => sum + v.value, 0);
+  const lines: unknown[] = [];
+  const log = { info: (o: unknown) => void lines.push(o), warn: () => {}, error: () => {} };
+  const config = testConfig({ PARASOL_SMS_QUIET_HOURS: '21-8' });
+  const rt = {
+    db,
+    keys,
+    jobs,
+    sms: twilio,
+    now: () => new Date('2026-01-15T23:30:00Z'), // 00:30 in Paris
+    log,
+    config,
+  } as unknown as JobRuntime;
+  const before = await count();
+  await JOBS.sms_send.handler(rt)({ id: 'j1', data: { smsId } } as never);
+  assert.deepEqual(texted, [], 'not texted at 00:30');
+  assert.equal(await count(), before + 1, 'parasol_sms_total{outcome="held"}');
+  assert.deepEqual(lines, [{ smsId, outcome: 'held' }]);
+  const row = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'locked_until'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.equal(row.status, 'queued');
+  assert.ok(row.locked_until && row.locked_until.getTime() > Date.now() + 6 * 3_600_000, 'held until the morning');
+});
+
 test('a sent message is stamped with the application’s clock, as the claim’s other times', async (t) => {
   const { db, partner } = await productionPartner(t);
   const smsId = await queued(db, partner.id, 'test:clock:1');
@@ -291,7 +437,7 @@ test('the send job counts retryable failures by reason, and the sweep the messag
     },
   };
   const log = { info: () => {}, warn: () => {}, error: () => {} };
-  const rt = { db, keys, jobs, sms: down, now: () => new Date(), log } as unknown as JobRuntime;
+  const rt = { db, keys, jobs, sms: down, now: () => new Date(), log, config: testConfig() } as unknown as JobRuntime;
   const retries = { channel: 'twilio', outcome: 'retry', reason: 'server_error' };
   const before = await count(retries);
   await assert.rejects(JOBS.sms_send.handler(rt)({ id: 'j1', data: { smsId } } as never), SmsRetryableError);
@@ -320,7 +466,15 @@ test('Twilio’s Retry-After (429) defers the next send by it: a job queued to s
     },
   } as unknown as JobQueue;
   const log = { info: () => {}, warn: () => {}, error: () => {} };
-  const rt = { db, keys, jobs: recording, sms: twilio, now: () => new Date(), log } as unknown as JobRuntime;
+  const rt = {
+    db,
+    keys,
+    jobs: recording,
+    sms: twilio,
+    now: () => new Date(),
+    log,
+    config: testConfig(),
+  } as unknown as JobRuntime;
   const tooMany = (retryAfter: string) => ({
     status: 429,
     headers: { 'Retry-After': retryAfter },

@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { QuietHours } from '../../platform/config.ts';
+import { findAirport } from '../../reference/index.ts';
 
 /**
  * Quiet hours: the local hours at which a message that can wait (a reminder, the expiry notice) is
@@ -12,7 +13,16 @@ import type { QuietHours } from '../../platform/config.ts';
  * home, where a reminder a month after the flight finds them; the flight's airports say where they
  * were, not where they are. A country with several zones (the United States, Russia, Brazil…) is
  * quiet while it is night in any of them; when they span too many hours to share a daytime hour, the
- * hour of the day when most of them are awake is taken. A number of no known country: no quiet hours.
+ * hour of the day when most of them are awake is taken. A number of no country (international
+ * freephone +800/+808, shared cost +979, the +882/+883 networks, satellite +870/+881…) takes the
+ * zones of the trip's ends (`fallbackZones`: the contract's first departure and last arrival
+ * airports, whatever leg the claim is on): quiet while it is night at either end of the trip — the
+ * customer's home is one of them. No fallback either: no quiet hours.
+ *
+ * Which messages wait (`QUIET_HOURS_KINDS`), and the exceptions (a reminder whose morning comes too
+ * near its due date, a queued message whose morning comes too near its give-up), are decided here
+ * once (`quietHoursHold`), for the claim job that writes the message and for the send job that texts it — a message held by a provider outage and released at
+ * night waits for the morning as it would have the first time.
  */
 export type { QuietHours };
 
@@ -102,13 +112,34 @@ function localHour(instant: number, group: OffsetGroup): number {
 }
 
 /**
- * When a message to `phone` may be texted: `null` now (outside the quiet hours in every zone of its
- * country, or no quiet hours, or no known country), else the next instant (by 15 minutes) outside
- * them — or, if the country's zones never share one, the one when most of its zones are outside them.
+ * The IANA zones of airports (IATA codes: the trip's ends), for a number of no country; an airport the
+ * reference data does not know adds none.
  */
-export function nextSendableAt(phone: string, now: Date, quiet: QuietHours | null | undefined): Date | null {
+export function airportTimeZones(...airports: readonly (string | null | undefined)[]): string[] {
+  const zones = new Set<string>();
+  for (const iata of airports) {
+    const zone = iata ? findAirport(iata)?.timeZone : undefined;
+    if (zone) zones.add(zone);
+  }
+  return [...zones];
+}
+
+/**
+ * When a message to `phone` may be texted: `null` now (outside the quiet hours in every zone of its
+ * country, or no quiet hours, or no zone known), else the next instant (by 15 minutes) outside
+ * them — or, if the zones never share one, the one when most of them are outside them. A number of no
+ * country takes `fallbackZones` (the trip's ends, the contract's first departure and last arrival
+ * airports: `airportTimeZones`).
+ */
+export function nextSendableAt(
+  phone: string,
+  now: Date,
+  quiet: QuietHours | null | undefined,
+  fallbackZones: readonly string[] = [],
+): Date | null {
   if (!quiet) return null;
-  const zones = phoneTimeZones(phone);
+  const own = phoneTimeZones(phone);
+  const zones = own.length > 0 ? own : fallbackZones;
   if (zones.length === 0) return null;
   const groups = offsetGroups(zones, now.getTime());
   const awake = (at: number) => groups.reduce((n, g) => (isQuiet(localHour(at, g), quiet) ? n : n + g.zones), 0);
@@ -123,4 +154,40 @@ export function nextSendableAt(phone: string, now: Date, quiet: QuietHours | nul
   }
   // zones that never share a daytime hour: now, if no later hour has more of them awake
   return best && best.awake > awakeNow ? new Date(best.at) : null;
+}
+
+/** The messages quiet hours hold (a claim message's kind: `messageKind`); the others go at any hour. */
+export const QUIET_HOURS_KINDS: readonly string[] = ['reminder', 'expired'];
+
+/**
+ * How near a deadline a quiet-hours hold may end: a reminder is not held past its due date less this
+ * (sent at night rather than remind of a date already past), nor a queued message past the instant the
+ * give-up sweep would take it less this (`giveUpAt`: sent at night rather than given up, or sent once
+ * with no retry left).
+ */
+export const HOLD_MARGIN_MS = 3_600_000;
+
+/**
+ * Whether a claim message of `kind` to `phone` waits for the customer's morning, and until when:
+ * `null` to send it now — a kind quiet hours do not hold, no quiet hours, daytime there, a reminder
+ * whose morning would come within HOLD_MARGIN_MS of its link's due date (`dueAt`), or a message
+ * already queued whose morning would come within HOLD_MARGIN_MS of its give-up (`giveUpAt`: the send
+ * job's, written + SMS_GIVE_UP_HOURS — the sweep gives up a message by its age, a hold included).
+ * `fallbackZones`: see `nextSendableAt`.
+ */
+export function quietHoursHold(o: {
+  kind: string;
+  phone: string;
+  now: Date;
+  quiet: QuietHours | null | undefined;
+  fallbackZones?: readonly string[];
+  dueAt?: Date | null | undefined;
+  giveUpAt?: Date | null | undefined;
+}): Date | null {
+  if (!QUIET_HOURS_KINDS.includes(o.kind)) return null;
+  const later = nextSendableAt(o.phone, o.now, o.quiet, o.fallbackZones);
+  if (!later) return null;
+  const deadlines = [o.kind === 'reminder' ? o.dueAt : null, o.giveUpAt];
+  if (deadlines.some((d) => d && later.getTime() >= d.getTime() - HOLD_MARGIN_MS)) return null;
+  return later;
 }

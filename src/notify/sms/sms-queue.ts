@@ -3,11 +3,13 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import type { QuietHours } from '../../platform/config.ts';
 import { clampRetryAfter } from '../../platform/retry-after.ts';
 import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
+import { airportTimeZones, QUIET_HOURS_KINDS, quietHoursHold } from './quiet-hours.ts';
 import * as repo from './sms-repo.ts';
 import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
@@ -113,6 +115,14 @@ export const MAX_SMS_ATTEMPTS = 8;
  * the application's clock, as the link page reads it). Marked `rejected`, `skipped: …` its error
  * (why), and `skipped` answered — the customer never gets a dead link, nor a request for details
  * already given. The email job does the same.
+ *
+ * Quiet hours (`quietHours`, config.smsQuietHours) apply here as when the claim job wrote the message
+ * (`quietHoursHold`): a reminder or an expiry notice that an outage kept queued (the job's retries, a
+ * Retry-After, the `sms_requeue` sweep) and that comes out at night where the customer lives is not
+ * texted then — it is held (`locked_until`, no attempt used) and its send job queued for the morning;
+ * `held` answered — unless that morning comes within an hour of its give-up (`SMS_GIVE_UP_HOURS`
+ * after it was written): then it is sent now. The messages sent at any hour the first time (the claim's first message, a
+ * rejected payment's, a resend, the receipt, the withdrawal) are sent at any hour after an outage too.
  */
 export async function sendQueuedSms(
   deps: {
@@ -122,13 +132,18 @@ export async function sendQueuedSms(
     onUndelivered?: OnUndelivered | undefined;
     linkUselessClaimStatuses: readonly string[];
     now?: () => Date;
-    /** To defer a send by the provider's Retry-After (SmsDeferred); without it the job throws for the queue's back-off. */
+    /**
+     * To defer a send by the provider's Retry-After (SmsDeferred), or a held one to the morning; without
+     * it the job throws for the queue's back-off, and a held message waits for the `sms_requeue` sweep.
+     */
     jobs?: JobQueue | undefined;
+    /** The customer's night, when a reminder or an expiry notice waits (config.smsQuietHours); absent: any hour. */
+    quietHours?: QuietHours | null | undefined;
   },
   smsId: string,
   /** How many times in a row this message's send was deferred by a Retry-After (the job's payload). */
   deferrals = 0,
-): Promise<'sent' | 'rejected' | 'skipped'> {
+): Promise<'sent' | 'rejected' | 'skipped' | 'held'> {
   const { linkUselessClaimStatuses } = deps;
   const now = (deps.now ?? (() => new Date()))();
   if (await skipDeadLinkMessage(deps.db, 'sms', smsId, { linkUselessClaimStatuses, now })) return 'skipped';
@@ -136,6 +151,10 @@ export async function sendQueuedSms(
     const row = await repo.findSmsState(deps.db, smsId);
     if (!row || row.status !== 'queued') return 'skipped';
     throw new SmsProviderMissing(row.environment);
+  }
+  if (deps.quietHours) {
+    const held = await holdForQuietHours(deps, smsId, now, deps.quietHours);
+    if (held) return held;
   }
   const row = await repo.leaseQueuedSms(deps.db, smsId, {
     provider: deps.provider.name,
@@ -212,6 +231,44 @@ export async function sendQueuedSms(
   if (providerMessageId)
     await applyEarlyReceipts(deps.db, deps.provider.name, providerMessageId, now, deps.onUndelivered);
   return 'sent';
+}
+
+/**
+ * A queued message of a kind quiet hours hold, about to be sent at night where its customer lives:
+ * held until the morning (`locked_until`: neither a job nor the sweep takes it meanwhile; no attempt
+ * used, no error written) with its send job queued then. `held`; `skipped` when another job holds its
+ * lease (that job sends it or gives it back); undefined to send it now — another kind (the kind is
+ * read before anything is decrypted), daytime there, or a morning that would come within an hour of
+ * its give-up (SMS_GIVE_UP_HOURS after it was written: the sweep counts the hold as queued time; the
+ * message goes at night rather than be given up, as a reminder near its due date does).
+ */
+async function holdForQuietHours(
+  deps: { db: Db; keys: Keyring; jobs?: JobQueue | undefined },
+  smsId: string,
+  now: Date,
+  quiet: QuietHours,
+): Promise<'held' | 'skipped' | undefined> {
+  const row = await repo.findSmsToHold(deps.db, smsId, QUIET_HOURS_KINDS);
+  if (!row) return undefined; // not queued, or sent at any hour: the lease below says what becomes of it
+  if (row.leased) return 'skipped'; // being sent by another job
+  const until = quietHoursHold({
+    kind: messageKind(row.idempotency_key),
+    phone: decrypt(deps.keys.encryption, row.to_enc),
+    now,
+    quiet,
+    fallbackZones: airportTimeZones(row.trip_departure_airport, row.trip_arrival_airport),
+    dueAt: row.bank_details_due_at,
+    giveUpAt: new Date(new Date(row.created_at).getTime() + SMS_GIVE_UP_HOURS * 3_600_000),
+  });
+  if (!until) return undefined;
+  // pg-boss and the lease read the real clock: the same wait from it
+  const startAfter = new Date(Date.now() + (until.getTime() - now.getTime()));
+  const jobs = deps.jobs;
+  return deps.db.transaction().execute(async (trx) => {
+    if (!(await repo.holdQueuedSms(trx, smsId, startAfter))) return 'skipped';
+    if (jobs) await jobs.send('sms_send', { smsId }, { trx, startAfter });
+    return 'held';
+  });
 }
 
 /**
