@@ -414,6 +414,36 @@ export interface Words {
     replayed: string;
   };
   /** The operator console's limits page (web/admin-limits-view.ts). */
+  /** The operator console's page of one partner's webhooks (admin-webhook-routes.ts). */
+  adminWebhooks: {
+    title: (partner: string) => string;
+    /** On the partner's page: the section's heading, and what the link opens. */
+    section: string;
+    link: string;
+    intro: string;
+    /** Why an endpoint is paused, as an operator reads it. */
+    pausedBecause: Record<'manual' | 'gone' | 'failing', string>;
+    failingSince: string;
+    lastDay: (failed: number, succeeded: number) => string;
+    state: string;
+    endpoint: string;
+    created: string;
+    event: string;
+    nextRetry: string;
+    noRetry: string;
+    lastAnswer: string;
+    attemptLog: string;
+    /** One attempt: its number, when, and what came back (an HTTP code or the error). */
+    attempt: (n: number, at: string, answer: string) => string;
+    noAnswer: string;
+    statuses: Record<'pending' | 'succeeded' | 'failed', string>;
+    status: string;
+    environment: string;
+    filter: string;
+    done: Record<'resumed' | 'paused' | 'test' | 'redelivered', string>;
+    pauseConfirm: string;
+    noSecrets: string;
+  };
   limitsPage: {
     saved: string;
     alreadySuspended: string;

@@ -437,6 +437,33 @@ export async function endpointHealth(
   }));
 }
 
+/**
+ * Since when each endpoint fails: its first failed attempt after its latest successful one, both
+ * looked for from `since` on (an endpoint failing from before then answers its first failure of the
+ * window). Endpoints with no failed attempt after their latest success are left out.
+ */
+export async function failingSince(
+  db: Executor,
+  endpointIds: readonly string[],
+  since: Date,
+): Promise<{ endpoint_id: string; since: Date }[]> {
+  if (endpointIds.length === 0) return [];
+  const result = await sql<{ endpoint_id: string; since: Date | string }>`
+    WITH attempts AS (
+      SELECT d.endpoint_id, a.at, a.error IS NULL AS ok
+      FROM webhook_deliveries d
+      JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.at >= ${since}
+      WHERE d.endpoint_id IN (${sql.join(endpointIds)}) AND d.last_attempt_at >= ${since}
+    ), last_ok AS (
+      SELECT endpoint_id, max(at) AS at FROM attempts WHERE ok GROUP BY endpoint_id
+    )
+    SELECT f.endpoint_id, min(f.at) AS since
+    FROM attempts f LEFT JOIN last_ok l ON l.endpoint_id = f.endpoint_id
+    WHERE NOT f.ok AND (l.at IS NULL OR f.at > l.at)
+    GROUP BY f.endpoint_id`.execute(db);
+  return result.rows.map((r) => ({ endpoint_id: r.endpoint_id, since: new Date(r.since) }));
+}
+
 /** Ends a delivery without an attempt (its endpoint was removed or disabled meanwhile). */
 export async function abandonDelivery(db: Executor, deliveryId: string, error: string, at: Date): Promise<void> {
   await db

@@ -549,12 +549,20 @@ export interface EndpointHealth {
   failing: boolean;
   failedLastDay: number;
   succeededLastDay: number;
+  /**
+   * While failing: its first failed attempt after its latest success, looked for over the last
+   * FAILING_SINCE_LOOKBACK_DAYS (failing longer: the first failure of that window); else null.
+   */
+  failingSince: string | null;
 }
+
+/** How far back `failingSince` looks for the latest success. */
+export const FAILING_SINCE_LOOKBACK_DAYS = 30;
 
 /**
  * The health of each endpoint over the last 24 hours: failing when its latest attempt failed — a
  * failure later than its latest success (a retry still pending counts: the receiver is down now); a
- * success clears it.
+ * success clears it. A failing endpoint also says since when (`failingSince`).
  */
 export async function endpointsHealth(
   deps: Pick<WebhookDeps, 'db' | 'now'>,
@@ -563,7 +571,8 @@ export async function endpointsHealth(
   const since = new Date(deps.now().getTime() - 24 * 3600 * 1000);
   const rows = await repo.endpointHealth(deps.db, endpointIds, since);
   const out = new Map<string, EndpointHealth>();
-  for (const id of endpointIds) out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0 });
+  for (const id of endpointIds)
+    out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0, failingSince: null });
   for (const r of rows)
     out.set(r.endpoint_id, {
       failing:
@@ -571,6 +580,13 @@ export async function endpointsHealth(
         (r.last_succeeded_at === null || r.last_failed_at.getTime() > r.last_succeeded_at.getTime()),
       failedLastDay: r.failed,
       succeededLastDay: r.succeeded,
+      failingSince: null,
     });
+  const failing = [...out].filter(([, h]) => h.failing).map(([id]) => id);
+  if (failing.length > 0) {
+    const lookback = new Date(deps.now().getTime() - FAILING_SINCE_LOOKBACK_DAYS * 24 * 3600 * 1000);
+    for (const r of await repo.failingSince(deps.db, failing, lookback))
+      out.get(r.endpoint_id)!.failingSince = r.since.toISOString();
+  }
   return out;
 }
