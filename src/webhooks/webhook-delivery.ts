@@ -267,6 +267,12 @@ export function excerpt(text: string, max = EXCERPT): string {
 /**
  * One POST, never following redirects (a 3xx is a failed attempt), with an overall deadline. The
  * connection goes only to addresses the URL policy accepts, checked on the addresses actually used.
+ *
+ * The status line decides: a `2xx` is a success as soon as it arrives, whatever its body does after
+ * (never read, the connection closed) — a receiver that answered 200 and then streams, or never ends,
+ * its body has taken the event, and a retry would be a duplicate. Another status that arrived before
+ * the deadline is kept in the result when its body does not end in time (`HTTP 503 (timeout …)`), so
+ * the log shows what the receiver said and a `410 Gone` still pauses the endpoint.
  */
 export async function postWebhook(
   urlText: string,
@@ -299,6 +305,9 @@ export async function postWebhook(
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
+    /** The status of the answer once its head arrived; its body read so far (a failure's, 1 KiB at most). */
+    let answered: number | null = null;
+    const chunks: Buffer[] = [];
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -315,16 +324,20 @@ export async function postWebhook(
       },
       (response) => {
         const statusCode = response.statusCode ?? null;
-        const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-        const chunks: Buffer[] = [];
+        answered = statusCode;
+        if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+          // a success: its body is neither kept nor waited for
+          finish({ statusCode, error: null });
+          request.destroy();
+          return;
+        }
         let size = 0;
         response.on('data', (chunk: Buffer) => {
-          if (ok || size >= 1024) return; // the body of a success is not kept
+          if (size >= 1024) return;
           chunks.push(chunk);
           size += chunk.length;
         });
         response.on('end', () => {
-          if (ok) return finish({ statusCode, error: null });
           const text = excerpt(Buffer.concat(chunks).toString('utf8'));
           const location =
             statusCode !== null && statusCode >= 300 && statusCode < 400
@@ -332,16 +345,22 @@ export async function postWebhook(
               : '';
           finish({ statusCode, error: excerpt(`HTTP ${statusCode}${location}${text ? `: ${text}` : ''}`) });
         });
-        response.on('error', (error) => finish({ statusCode, error: excerpt(error.message) }));
+        response.on('error', (error) => failed(error));
       },
     );
+    /** The request or its answer broke off (the deadline, the connection): with the status, when one came. */
+    const failed = (error: NodeJS.ErrnoException) => {
+      if (answered === null) {
+        const prefix = error.code === 'EWEBHOOKURL' ? 'url_not_allowed: ' : '';
+        return finish({ statusCode: null, error: excerpt(`${prefix}${error.message}`) });
+      }
+      const text = excerpt(Buffer.concat(chunks).toString('utf8'));
+      finish({ statusCode: answered, error: excerpt(`HTTP ${answered} (${error.message})${text ? `: ${text}` : ''}`) });
+    };
     const timer = setTimeout(() => {
       request.destroy(new Error(`timeout after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      const prefix = error.code === 'EWEBHOOKURL' ? 'url_not_allowed: ' : '';
-      finish({ statusCode: null, error: excerpt(`${prefix}${error.message}`) });
-    });
+    request.on('error', (error: NodeJS.ErrnoException) => failed(error));
     request.end(body);
   });
 }

@@ -214,7 +214,7 @@ describe('a pause while an attempt is being sent', () => {
     assert.deepEqual([row!.status, row!.attempts, row!.last_status_code], ['succeeded', 1, 200]);
     assert.equal((await attemptsOf(d!.id)).length, 1, 'the attempt is in the log');
     const health = (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
-    assert.deepEqual(health, { failing: false, failedLastDay: 0, succeededLastDay: 1 });
+    assert.deepEqual(health, { failing: false, failedLastDay: 0, succeededLastDay: 1, failingSince: null });
   });
 
   it('a failed attempt is recorded and the delivery ends there, with the pause as its reason: no retry queued', async () => {
@@ -240,7 +240,11 @@ describe('a pause while an attempt is being sent', () => {
     const log = await listDeliveries(deps, { ...operator, partnerId: partner.id, environment: 'sandbox' });
     assert.deepEqual(log.deliveries.map((x) => x.status).sort(), ['failed', 'failed']);
     const health = (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
-    assert.deepEqual(health, { failing: true, failedLastDay: 1, succeededLastDay: 0 }, 'its last attempt failed');
+    assert.deepEqual(
+      health,
+      { failing: true, failedLastDay: 1, succeededLastDay: 0, failingSince: attempt!.at.toISOString() },
+      'its last attempt failed',
+    );
   });
 });
 

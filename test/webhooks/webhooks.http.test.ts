@@ -479,6 +479,34 @@ describe('delivering', () => {
     assert.ok(timedOut!.duration_ms >= 250);
   });
 
+  it('the status decides: a 2xx whose body never ends is a success (no retry, no duplicate); another status is kept when its body does not end in time', async () => {
+    const partner = await createTestPartner(t.db);
+    const taken = await endpoint(partner);
+    receiver.answer(taken.path, () => ({ status: 200, body: 'accepted, streaming', unfinished: true }));
+    const down = await endpoint(partner, { environment: 'production' });
+    receiver.answer(down.path, () => ({ status: 503, body: 'maintenance', unfinished: true }));
+    await emit([cancelled(partner, 'FD-UNFI-0001'), cancelled(partner, 'FD-UNFI-0002', 'production')]);
+
+    const [ok] = await deliveriesOf(taken.endpoint.id);
+    assert.equal(
+      await deliverWebhook({ ...delivery, timeoutMs: 300 }, { deliveryId: ok!.id, attempt: 1 }),
+      'succeeded',
+    );
+    const [answered] = await attemptsOf(ok!.id);
+    assert.equal(answered!.status_code, 200);
+    assert.equal(answered!.error, null);
+    assert.equal((await deliveriesOf(taken.endpoint.id))[0]!.status, 'succeeded');
+
+    const [failing] = await deliveriesOf(down.endpoint.id);
+    assert.equal(
+      await deliverWebhook({ ...delivery, timeoutMs: 300 }, { deliveryId: failing!.id, attempt: 1 }),
+      'retry_scheduled',
+    );
+    const [cut] = await attemptsOf(failing!.id);
+    assert.equal(cut!.status_code, 503, 'what the receiver said, though its body never ended');
+    assert.match(cut!.error!, /^HTTP 503 \(timeout after 300 ms\): maintenance$/);
+  });
+
   it('a receiver answering 410 Gone: no retry, the endpoint is paused (audited) and its other pending deliveries end; other endpoints keep theirs', async () => {
     const partner = await createTestPartner(t.db);
     const gone = await endpoint(partner);
@@ -617,9 +645,19 @@ describe('delivering', () => {
     assert.equal((await health()).failing, false, 'a success');
     assert.equal(await deliverWebhook(minutesAgo(20), { deliveryId: down!.id, attempt: 1 }), 'retry_scheduled');
     assert.equal(await deliverWebhook(minutesAgo(10), { deliveryId: down!.id, attempt: 2 }), 'retry_scheduled');
-    assert.deepEqual(await health(), { failing: true, failedLastDay: 1, succeededLastDay: 1 }, 'then 500s: failing');
+    // failing since its first failed attempt after the success, not the latest one
+    const [firstFailure] = await attemptsOf(down!.id);
+    assert.deepEqual(
+      await health(),
+      { failing: true, failedLastDay: 1, succeededLastDay: 1, failingSince: firstFailure!.at.toISOString() },
+      'then 500s: failing',
+    );
     assert.equal(await deliverWebhook(minutesAgo(5), { deliveryId: down!.id, attempt: 3 }), 'succeeded');
-    assert.deepEqual(await health(), { failing: false, failedLastDay: 0, succeededLastDay: 2 }, 'a success clears it');
+    assert.deepEqual(
+      await health(),
+      { failing: false, failedLastDay: 0, succeededLastDay: 2, failingSince: null },
+      'a success clears it',
+    );
   });
 
   it("reads an endpoint's health from its deliveries' index on (endpoint_id, last_attempt_at) (migration 0068), not by scanning them", async () => {
