@@ -131,6 +131,5 @@ ${endpointTables}
 ${filterForm}
 ${deliveries}
 ${pager}`,
-    { wide: true },
   );
 }
