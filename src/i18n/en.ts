@@ -439,6 +439,8 @@ export const en = {
     },
     pauseConfirm: 'Pause this endpoint? Its pending deliveries end failed and new events are not sent to it.',
     noSecrets: 'Signing secrets are never shown here; the partner rotates its own in its console.',
+    endpointRemoved: 'endpoint removed',
+    resumeFirst: 'endpoint paused: resume it to send again',
   },
   limitsPage: {
     saved: 'Saved. Quotes on other servers see it within 2 s; subscriptions at once.',

@@ -451,6 +451,8 @@ export const fr = {
       'Mettre cette adresse en pause\u202f? Ses envois en attente échouent et les nouveaux événements ne lui sont plus envoyés.',
     noSecrets:
       'Les secrets de signature ne sont jamais affichés ici\u202f; le partenaire change le sien dans sa console.',
+    endpointRemoved: 'adresse supprimée',
+    resumeFirst: 'adresse en pause\u202f: reprenez-la pour renvoyer',
   },
   limitsPage: {
     saved: 'Enregistré. Les devis des autres serveurs le voient sous 2 s\u202f; les souscriptions aussitôt.',

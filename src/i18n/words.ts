@@ -443,6 +443,9 @@ export interface Words {
     done: Record<'resumed' | 'paused' | 'test' | 'redelivered', string>;
     pauseConfirm: string;
     noSecrets: string;
+    /** In place of "send again": the delivery's endpoint was removed, or is paused. */
+    endpointRemoved: string;
+    resumeFirst: string;
   };
   limitsPage: {
     saved: string;

@@ -101,6 +101,16 @@ ${filter.endpoint ? html`<input type="hidden" name="endpoint" value="${filter.en
 <div><button type="submit">${a.filter}</button></div></form>
 ${filter.endpoint ? html`<p>${label(ctx.lang, a.endpoint)} <code>${endpoints.find((e) => e.id === filter.endpoint)?.url ?? filter.endpoint}</code> · <a href="${link({ env: filter.env, status: filter.status })}">${w.all}</a></p>` : ''}`;
 
+  // "send again" only where the use case would take it: an ended delivery of a live endpoint
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+  const redeliverCell = (d: DeliveryView) => {
+    if (d.status === 'pending') return '';
+    const target = byId.get(d.endpointId);
+    if (!target) return html`<span class="muted">${a.endpointRemoved}</span>`;
+    if (!target.enabled) return html`<span class="muted">${a.resumeFirst}</span>`;
+    return html`<form method="post" action="${base}/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`;
+  };
+
   const deliveries =
     log.deliveries.length === 0
       ? html`<p>${w.noDeliveries}</p>`
@@ -108,7 +118,7 @@ ${filter.endpoint ? html`<p>${label(ctx.lang, a.endpoint)} <code>${endpoints.fin
           w.deliveries,
           html`<table id="deliveries"><thead><tr><th scope="col">${a.created}</th><th scope="col">${a.event}</th><th scope="col">${a.endpoint}</th><th scope="col">${a.status}</th><th scope="col">${a.attemptLog}</th><th scope="col">${a.nextRetry}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${log.deliveries.map(
             (d) =>
-              html`<tr data-delivery="${d.id}"><td>${when(d.createdAt)}</td><td><code>${d.eventType}</code><br><code class="muted">${d.eventId}</code></td><td><code class="id">${d.url}</code><br><span class="muted">${d.environment}</span></td><td data-status="${d.status}">${a.statuses[d.status]}</td><td>${attempts(d)}</td><td>${d.status === 'pending' ? when(d.nextAttemptAt) || a.noRetry : a.noRetry}</td><td>${d.status === 'pending' ? '' : html`<form method="post" action="${base}/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`}</td></tr>`,
+              html`<tr data-delivery="${d.id}"><td>${when(d.createdAt)}</td><td><code>${d.eventType}</code><br><code class="muted">${d.eventId}</code></td><td><code class="id">${d.url}</code><br><span class="muted">${d.environment}</span></td><td data-status="${d.status}">${a.statuses[d.status]}</td><td>${attempts(d)}</td><td>${d.status === 'pending' ? when(d.nextAttemptAt) || a.noRetry : a.noRetry}</td><td>${redeliverCell(d)}</td></tr>`,
           )}</tbody></table>`,
         );
 

@@ -179,7 +179,22 @@ describe('operator console — partner webhooks', () => {
     assert.equal((await audits(hook.endpoint.id, 'enabled'))[0]?.actor, actor);
     assert.equal((await operator.post(`${base}/${hook.endpoint.id}/test`, { _csrf: csrf })).statusCode, 303);
     assert.equal((await audits(hook.endpoint.id, 'test_sent'))[0]?.actor, actor);
-    assert.equal((await deliveriesOf(t, hook.endpoint.id)).length, 1);
+    const [tested] = await deliveriesOf(t, hook.endpoint.id);
+    assert.ok(tested);
+
+    // "send again" only where it would be taken: not for a paused endpoint's delivery, nor a removed one's
+    await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', tested.id).execute();
+    const redeliverForm = new RegExp(`deliveries/${tested.id}/redeliver`);
+    assert.match((await operator.get(base)).body, redeliverForm);
+    assert.equal((await operator.post(`${base}/${hook.endpoint.id}/pause`, { _csrf: csrf })).statusCode, 303);
+    const whilePaused = (await operator.get(base)).body;
+    assert.doesNotMatch(whilePaused, redeliverForm);
+    assert.match(whilePaused, /endpoint paused: resume it to send again/);
+    assert.equal((await operator.post(`${base}/${hook.endpoint.id}/resume`, { _csrf: csrf })).statusCode, 303);
+    await removeEndpoint(deps, { actor: 'operator:test' }, hook.endpoint.id);
+    const afterRemoval = (await operator.get(base)).body;
+    assert.doesNotMatch(afterRemoval, redeliverForm);
+    assert.match(afterRemoval, /endpoint removed/);
 
     // another partner's endpoint and delivery, through this partner's page: not found, untouched
     for (const path of ['pause', 'test']) {
