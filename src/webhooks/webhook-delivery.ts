@@ -49,7 +49,7 @@ export function retryDelayMs(attempt: number, schedule: readonly number[] = RETR
 /** How many attempts a delivery gets in all. */
 export const maxAttempts = (schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number => schedule.length + 1;
 
-/** A receiver has this long to answer (connection, headers and body). */
+/** A receiver has this long to answer: to connect, take the whole request body and send its status (and a failure's body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Why the pending deliveries of an endpoint paused on a 410 ended. */
 const GONE = pauseEndedReason('gone');
@@ -268,9 +268,11 @@ export function excerpt(text: string, max = EXCERPT): string {
  * One POST, never following redirects (a 3xx is a failed attempt), with an overall deadline. The
  * connection goes only to addresses the URL policy accepts, checked on the addresses actually used.
  *
- * The status line decides: a `2xx` is a success as soon as it arrives, whatever its body does after
- * (never read, the connection closed) — a receiver that answered 200 and then streams, or never ends,
- * its body has taken the event, and a retry would be a duplicate. Another status that arrived before
+ * The status line decides: a `2xx` is a success as soon as it arrives and the whole request body has
+ * been written, whatever its own body does after (never read, the connection closed) — a receiver that
+ * answered 200 and then streams, or never ends, its body has taken the event, and a retry would be a
+ * duplicate. A `2xx` that comes before the request body is all sent waits for it (cutting the upload
+ * would leave the receiver half an event), within the deadline. A `101` (upgrade) is refused. Another status that arrived before
  * the deadline is kept in the result when its body does not end in time (`HTTP 503 (timeout …)`), so
  * the log shows what the receiver said and a `410 Gone` still pauses the endpoint.
  */
@@ -307,6 +309,10 @@ export async function postWebhook(
     let settled = false;
     /** The status of the answer once its head arrived; its body read so far (a failure's, 1 KiB at most). */
     let answered: number | null = null;
+    /** What a 3xx's log line says besides its status, kept when its body then breaks off. */
+    let redirect = '';
+    /** The request body has been handed whole to the connection ('finish'). */
+    let sent = false;
     const chunks: Buffer[] = [];
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
@@ -326,11 +332,18 @@ export async function postWebhook(
         const statusCode = response.statusCode ?? null;
         answered = statusCode;
         if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
-          // a success: its body is neither kept nor waited for
-          finish({ statusCode, error: null });
-          request.destroy();
+          // a success once the receiver has the whole body: its own body is neither kept nor waited for
+          const succeed = () => {
+            finish({ statusCode, error: null });
+            request.destroy();
+          };
+          response.resume();
+          if (sent) succeed();
+          else request.once('finish', succeed);
           return;
         }
+        if (statusCode !== null && statusCode >= 300 && statusCode < 400)
+          redirect = ` (redirect to ${excerpt(String(response.headers.location ?? '?'), 100)} not followed)`;
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           if (size >= 1024) return;
@@ -339,11 +352,7 @@ export async function postWebhook(
         });
         response.on('end', () => {
           const text = excerpt(Buffer.concat(chunks).toString('utf8'));
-          const location =
-            statusCode !== null && statusCode >= 300 && statusCode < 400
-              ? ` (redirect to ${excerpt(String(response.headers.location ?? '?'), 100)} not followed)`
-              : '';
-          finish({ statusCode, error: excerpt(`HTTP ${statusCode}${location}${text ? `: ${text}` : ''}`) });
+          finish({ statusCode, error: excerpt(`HTTP ${statusCode}${redirect}${text ? `: ${text}` : ''}`) });
         });
         response.on('error', (error) => failed(error));
       },
@@ -355,11 +364,27 @@ export async function postWebhook(
         return finish({ statusCode: null, error: excerpt(`${prefix}${error.message}`) });
       }
       const text = excerpt(Buffer.concat(chunks).toString('utf8'));
-      finish({ statusCode: answered, error: excerpt(`HTTP ${answered} (${error.message})${text ? `: ${text}` : ''}`) });
+      finish({
+        statusCode: answered,
+        error: excerpt(`HTTP ${answered}${redirect} (${error.message})${text ? `: ${text}` : ''}`),
+      });
     };
+    // The deadline settles the attempt itself: a request Node has let go of (an upgrade, a socket
+    // handed over) emits nothing more after destroy(), and an attempt that never settles blocks its worker.
     const timer = setTimeout(() => {
-      request.destroy(new Error(`timeout after ${options.timeoutMs} ms`));
+      const error = new Error(`timeout after ${options.timeoutMs} ms`);
+      request.destroy(error);
+      failed(error);
     }, options.timeoutMs);
+    request.on('finish', () => {
+      sent = true;
+    });
+    // A `101 Switching Protocols` hands the socket over and ends the request without an 'error': refused.
+    request.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      answered = 101;
+      finish({ statusCode: 101, error: 'HTTP 101 (upgrade refused)' });
+    });
     request.on('error', (error: NodeJS.ErrnoException) => failed(error));
     request.end(body);
   });
