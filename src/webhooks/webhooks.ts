@@ -550,10 +550,13 @@ export interface EndpointHealth {
   failedLastDay: number;
   succeededLastDay: number;
   /**
-   * While failing: its first failed attempt after its latest success, looked for over the last
-   * FAILING_SINCE_LOOKBACK_DAYS (failing longer: the first failure of that window); else null.
+   * While failing, when asked (`{ failingSince: true }`): its first failed attempt after its latest
+   * success, looked for over the last FAILING_SINCE_LOOKBACK_DAYS (failing longer: the first failure
+   * of that window); else null.
    */
   failingSince: string | null;
+  /** Failing already before the look-back began (failingSince is then only the window's first failure). */
+  failingLonger: boolean;
 }
 
 /** How far back `failingSince` looks for the latest success. */
@@ -562,17 +565,19 @@ export const FAILING_SINCE_LOOKBACK_DAYS = 30;
 /**
  * The health of each endpoint over the last 24 hours: failing when its latest attempt failed — a
  * failure later than its latest success (a retry still pending counts: the receiver is down now); a
- * success clears it. A failing endpoint also says since when (`failingSince`).
+ * success clears it. Asked for, a failing endpoint also says since when (`failingSince`: one more
+ * query, per failing endpoint, which the partner console does not need).
  */
 export async function endpointsHealth(
   deps: Pick<WebhookDeps, 'db' | 'now'>,
   endpointIds: readonly string[],
+  options: { failingSince?: boolean } = {},
 ): Promise<Map<string, EndpointHealth>> {
   const since = new Date(deps.now().getTime() - 24 * 3600 * 1000);
   const rows = await repo.endpointHealth(deps.db, endpointIds, since);
   const out = new Map<string, EndpointHealth>();
   for (const id of endpointIds)
-    out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0, failingSince: null });
+    out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0, failingSince: null, failingLonger: false });
   for (const r of rows)
     out.set(r.endpoint_id, {
       failing:
@@ -581,12 +586,16 @@ export async function endpointsHealth(
       failedLastDay: r.failed,
       succeededLastDay: r.succeeded,
       failingSince: null,
+      failingLonger: false,
     });
   const failing = [...out].filter(([, h]) => h.failing).map(([id]) => id);
-  if (failing.length > 0) {
+  if (options.failingSince && failing.length > 0) {
     const lookback = new Date(deps.now().getTime() - FAILING_SINCE_LOOKBACK_DAYS * 24 * 3600 * 1000);
-    for (const r of await repo.failingSince(deps.db, failing, lookback))
-      out.get(r.endpoint_id)!.failingSince = r.since.toISOString();
+    for (const r of await repo.failingSince(deps.db, failing, lookback)) {
+      const health = out.get(r.endpoint_id)!;
+      health.failingSince = r.since.toISOString();
+      health.failingLonger = r.failing_before;
+    }
   }
   return out;
 }

@@ -24,6 +24,7 @@ import type { Resolver } from '../../src/webhooks/webhook-url.ts';
 import {
   addEndpoint,
   endpointsHealth,
+  FAILING_SINCE_LOOKBACK_DAYS,
   getEndpoint,
   listDeliveries,
   listEndpoints,
@@ -53,6 +54,7 @@ import {
   usingPostgres,
 } from '../helper.ts';
 import { planNodes, statementOf } from '../query-plan.ts';
+import { failingSince } from '../../src/webhooks/webhooks-repo.ts';
 import { Receiver } from './receiver.ts';
 import { attemptsOf as attemptsOfDelivery, deliveriesOf as deliveriesOfEndpoint, emitEvents } from './webhook-rows.ts';
 
@@ -640,7 +642,8 @@ describe('delivering', () => {
     await emit([cancelled(partner, 'FD-HEALTH-0001'), cancelled(partner, 'FD-HEALTH-0002')]);
     const [ok, down] = await deliveriesOf(hook.endpoint.id);
     const minutesAgo = (m: number) => ({ ...delivery, now: () => new Date(Date.now() - m * 60_000) });
-    const health = async () => (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
+    const health = async () =>
+      (await endpointsHealth(deps, [hook.endpoint.id], { failingSince: true })).get(hook.endpoint.id)!;
     assert.equal(await deliverWebhook(minutesAgo(30), { deliveryId: ok!.id, attempt: 1 }), 'succeeded');
     assert.equal((await health()).failing, false, 'a success');
     assert.equal(await deliverWebhook(minutesAgo(20), { deliveryId: down!.id, attempt: 1 }), 'retry_scheduled');
@@ -649,14 +652,74 @@ describe('delivering', () => {
     const [firstFailure] = await attemptsOf(down!.id);
     assert.deepEqual(
       await health(),
-      { failing: true, failedLastDay: 1, succeededLastDay: 1, failingSince: firstFailure!.at.toISOString() },
+      {
+        failing: true,
+        failedLastDay: 1,
+        succeededLastDay: 1,
+        failingSince: firstFailure!.at.toISOString(),
+        failingLonger: false,
+      },
       'then 500s: failing',
     );
     assert.equal(await deliverWebhook(minutesAgo(5), { deliveryId: down!.id, attempt: 3 }), 'succeeded');
     assert.deepEqual(
       await health(),
-      { failing: false, failedLastDay: 0, succeededLastDay: 2, failingSince: null },
+      { failing: false, failedLastDay: 0, succeededLastDay: 2, failingSince: null, failingLonger: false },
       'a success clears it',
+    );
+    assert.equal(
+      (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!.failingSince,
+      null,
+      'not asked for: not looked for',
+    );
+  });
+
+  it(`failing since: the first failure after the latest success, over ${FAILING_SINCE_LOOKBACK_DAYS} days; failing before them says so`, async () => {
+    const recovered = await createTestPartner(t.db);
+    const old = await createTestPartner(t.db);
+    const a = await endpoint(recovered);
+    const b = await endpoint(old);
+    receiver.answer(a.path, (n) => (n === 2 ? { status: 200 } : { status: 500, body: 'down' }));
+    receiver.answer(b.path, () => ({ status: 500, body: 'down' }));
+    const at = (minutes: number) => ({ ...delivery, now: () => new Date(Date.now() - minutes * 60_000) });
+    const day = 24 * 60;
+    const send = async (hook: typeof a, partner: TestPartner, number: string, ...minutes: number[]) => {
+      await emit([cancelled(partner, number)]);
+      const ds = await deliveriesOf(hook.endpoint.id);
+      const d = ds[ds.length - 1]!;
+      for (const [i, m] of minutes.entries()) await deliverWebhook(at(m), { deliveryId: d.id, attempt: i + 1 });
+      return attemptsOf(d.id);
+    };
+    // a: failed, then a success, then failing again: the failure before the success is left out
+    await send(a, recovered, 'FD-SINCE-0001', 180);
+    await send(a, recovered, 'FD-SINCE-0002', 120);
+    const [again] = await send(a, recovered, 'FD-SINCE-0003', 60, 30);
+    // b: failing from before the look-back (its first failure there is outside), then inside it
+    await send(b, old, 'FD-SINCE-0004', (FAILING_SINCE_LOOKBACK_DAYS + 1) * day);
+    const [inside] = await send(b, old, 'FD-SINCE-0005', (FAILING_SINCE_LOOKBACK_DAYS - 1) * day);
+    await send(b, old, 'FD-SINCE-0006', 60);
+    const health = await endpointsHealth(deps, [a.endpoint.id, b.endpoint.id], { failingSince: true });
+    assert.deepEqual(
+      [health.get(a.endpoint.id)!.failingSince, health.get(a.endpoint.id)!.failingLonger],
+      [again!.at.toISOString(), false],
+      'a: since its first failure after the success',
+    );
+    assert.deepEqual(
+      [health.get(b.endpoint.id)!.failingSince, health.get(b.endpoint.id)!.failingLonger],
+      [inside!.at.toISOString(), true],
+      'b: the first failure of the look-back, and failing for longer',
+    );
+  });
+
+  it("looks for failing since through the deliveries' index (migration 0068), latest success first", async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const since = new Date(Date.now() - FAILING_SINCE_LOOKBACK_DAYS * 24 * 3600 * 1000);
+    const query = await statementOf(t.db, (db) => failingSince(db, [hook.endpoint.id], since));
+    const nodes = await planNodes(t.db, query);
+    assert.ok(
+      nodes.some((n) => n['Index Name'] === 'webhook_deliveries_endpoint_attempts'),
+      nodes.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`).join(' → '),
     );
   });
 
