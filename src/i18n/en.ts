@@ -410,12 +410,9 @@ export const en = {
     link: 'Endpoints, their state and the delivery log',
     intro:
       'The partner’s endpoints per environment and every delivery with its attempts. Resume a paused endpoint, send a test event, or send a delivery again (same webhook-id: the receiver can drop a duplicate). Every action is audited under your name.',
-    pausedBecause: {
-      manual: 'Paused by the partner or an operator',
-      gone: 'Paused by Parasol: the receiver answered 410 Gone',
-      failing: 'Paused by Parasol: no delivery succeeded for days',
-    },
+    pausedManually: 'Paused by the partner or an operator',
     failingSince: 'failing since',
+    failingLonger: (days) => `failing for more than ${days} days`,
     lastDay: (failed, succeeded) => `last 24 h: ${failed} failed, ${succeeded} succeeded`,
     state: 'State',
     endpoint: 'Endpoint',
@@ -423,7 +420,6 @@ export const en = {
     event: 'Event',
     nextRetry: 'Next retry',
     noRetry: 'none',
-    lastAnswer: 'Last answer',
     attemptLog: 'Attempts',
     attempt: (n, at, answer) => `#${n} ${at}: ${answer}`,
     noAnswer: 'no answer',

@@ -420,12 +420,9 @@ export const fr = {
     link: 'Adresses, leur état et le journal des envois',
     intro:
       'Les adresses du partenaire par environnement et chaque envoi avec ses tentatives. Reprenez une adresse en pause, envoyez un événement de test ou renvoyez un envoi (même webhook-id\u202f: le récepteur peut écarter un doublon). Chaque action est tracée à votre nom.',
-    pausedBecause: {
-      manual: 'En pause (par le partenaire ou un opérateur)',
-      gone: 'Mise en pause par Parasol\u202f: le récepteur a répondu 410 Gone',
-      failing: 'Mise en pause par Parasol\u202f: aucun envoi réussi depuis plusieurs jours',
-    },
+    pausedManually: 'En pause (par le partenaire ou un opérateur)',
     failingSince: 'en échec depuis le',
+    failingLonger: (days) => `en échec depuis plus de ${days}\u202fjours`,
     lastDay: (failed, succeeded) => `dernières 24 h\u202f: ${failed} en échec, ${succeeded} réussis`,
     state: 'État',
     endpoint: 'Adresse',
@@ -433,7 +430,6 @@ export const fr = {
     event: 'Événement',
     nextRetry: 'Prochain essai',
     noRetry: 'aucun',
-    lastAnswer: 'Dernière réponse',
     attemptLog: 'Tentatives',
     attempt: (n, at, answer) => `n°\u202f${n} ${at}\u202f: ${answer}`,
     noAnswer: 'pas de réponse',

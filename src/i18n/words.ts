@@ -421,9 +421,11 @@ export interface Words {
     section: string;
     link: string;
     intro: string;
-    /** Why an endpoint is paused, as an operator reads it. */
-    pausedBecause: Record<'manual' | 'gone' | 'failing', string>;
+    /** Paused by hand, as an operator reads it (the platform's pauses: the top-level pausedBecause). */
+    pausedManually: string;
     failingSince: string;
+    /** Failing already before failingSince's look-back began. */
+    failingLonger: (days: number) => string;
     lastDay: (failed: number, succeeded: number) => string;
     state: string;
     endpoint: string;
@@ -431,7 +433,6 @@ export interface Words {
     event: string;
     nextRetry: string;
     noRetry: string;
-    lastAnswer: string;
     attemptLog: string;
     /** One attempt: its number, when, and what came back (an HTTP code or the error). */
     attempt: (n: number, at: string, answer: string) => string;

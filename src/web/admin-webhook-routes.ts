@@ -11,6 +11,7 @@ import {
   setEndpointEnabled,
   WEBHOOK_DELIVERY_STATUSES,
   type WebhookDeps,
+  type WebhookEndpointView,
 } from '../webhooks/index.ts';
 import { adminWebhooksPage, type AdminWebhooksFilter, type AdminWebhooksOutcome } from './admin-webhook-view.ts';
 import { sessionActor } from './sessions.ts';
@@ -30,7 +31,7 @@ const DONE = ['resumed', 'paused', 'test', 'redelivered'] as const;
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const WebhooksQuery = Type.Object({
-  /** Empty: every environment (the filter form's "all"). */
+  /** Absent or empty: the default one (defaultEnvironment). */
   env: Type.Optional(Type.Union([oneOf<Environment>(ENVIRONMENTS), Type.Literal('')])),
   status: Type.Optional(Type.Union([oneOf(WEBHOOK_DELIVERY_STATUSES), Type.Literal('')])),
   endpoint: Type.Optional(Type.Union([Type.String({ pattern: UUID_PATTERN }), Type.Literal('')])),
@@ -57,17 +58,29 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
     cursor: query.cursor || undefined,
   });
 
+  /**
+   * The log shows one environment at a time, production unless the partner has endpoints only
+   * elsewhere (then the first of those): listDeliveries reads by (partner_id, environment, created_at,
+   * id), and a log of every environment had no index to page with (seconds at 200k deliveries).
+   */
+  const defaultEnvironment = (endpoints: readonly WebhookEndpointView[]): Environment =>
+    endpoints.some((e) => e.environment === 'production')
+      ? 'production'
+      : (ENVIRONMENTS.find((env) => endpoints.some((e) => e.environment === env)) ?? 'production');
+
   const render = async (
     request: FastifyRequest,
     partner: Partner,
-    filter: AdminWebhooksFilter,
+    chosen: AdminWebhooksFilter,
     outcome: AdminWebhooksOutcome = {},
   ) => {
     const scope = { actor: sessionActor(request.webSession!), partnerId: partner.id };
     const endpoints = await listEndpoints(webhooks, scope);
+    const filter = { ...chosen, env: chosen.env ?? defaultEnvironment(endpoints) };
     const health = await endpointsHealth(
       webhooks,
       endpoints.map((e) => e.id),
+      { failingSince: true },
     );
     const page = await listDeliveries(
       webhooks,

@@ -2,6 +2,7 @@ import { ENVIRONMENTS, type Environment, type Partner } from '../partners/index.
 import { html } from '../platform/html.ts';
 import { label, t } from '../i18n/index.ts';
 import {
+  FAILING_SINCE_LOOKBACK_DAYS,
   WEBHOOK_DELIVERY_STATUSES,
   type DeliveryView,
   type EndpointHealth,
@@ -52,9 +53,9 @@ export function adminWebhooksPage(
     const h = health.get(e.id);
     const paused = e.enabled
       ? html`<span data-state="active">${w.active}</span>`
-      : html`<span data-state="paused" data-paused="${e.pausedReason ?? 'manual'}">${a.pausedBecause[e.pausedReason ?? 'manual']}</span>${e.pausedAt ? html` <span class="muted">${w.pausedSince} ${when(e.pausedAt)}</span>` : ''}`;
+      : html`<span data-state="paused" data-paused="${e.pausedReason ?? 'manual'}">${!e.pausedReason || e.pausedReason === 'manual' ? a.pausedManually : w.pausedBecause[e.pausedReason]}</span>${e.pausedAt ? html` <span class="muted">${w.pausedSince} ${when(e.pausedAt)}</span>` : ''}`;
     const failing = h?.failing
-      ? html`<br><strong data-failing>${w.failing}</strong>${h.failingSince ? html` <span data-failing-since="${h.failingSince}">${a.failingSince} ${when(h.failingSince)}</span>` : ''}`
+      ? html`<br><strong data-failing>${w.failing}</strong>${h.failingSince ? html` <span data-failing-since="${h.failingSince}"${h.failingLonger ? html` data-failing-longer` : ''}>${h.failingLonger ? a.failingLonger(FAILING_SINCE_LOOKBACK_DAYS) : html`${a.failingSince} ${when(h.failingSince)}`}</span>` : ''}`
       : '';
     const counts =
       h && (h.failedLastDay > 0 || h.succeededLastDay > 0)
@@ -91,11 +92,11 @@ export function adminWebhooksPage(
       ? ''
       : html`<ol class="attempts">${d.attemptLog.map(
           (at) =>
-            html`<li>${a.attempt(at.attempt, when(at.at), at.statusCode !== null ? `HTTP ${at.statusCode}${at.error ? ` — ${at.error}` : ''}` : (at.error ?? a.noAnswer))}</li>`,
+            html`<li>${a.attempt(at.attempt, when(at.at), at.error ?? (at.statusCode !== null ? `HTTP ${at.statusCode}` : a.noAnswer))}</li>`,
         )}</ol>`;
 
   const filterForm = html`<form method="get" action="${base}" class="row">
-<div><label for="wf-env">${a.environment}</label><select id="wf-env" name="env"><option value="">${w.all}</option>${ENVIRONMENTS.map((e) => html`<option${e === filter.env ? html` selected` : ''}>${e}</option>`)}</select></div>
+<div><label for="wf-env">${a.environment}</label><select id="wf-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === filter.env ? html` selected` : ''}>${e}</option>`)}</select></div>
 <div><label for="wf-status">${a.status}</label><select id="wf-status" name="status"><option value="">${w.all}</option>${WEBHOOK_DELIVERY_STATUSES.map((s) => html`<option value="${s}"${s === filter.status ? html` selected` : ''}>${a.statuses[s]}</option>`)}</select></div>
 ${filter.endpoint ? html`<input type="hidden" name="endpoint" value="${filter.endpoint}">` : ''}
 <div><button type="submit">${a.filter}</button></div></form>

@@ -3,7 +3,12 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
 import type { AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
-import { addEndpoint, removeEndpoint, type WebhookDeps } from '../../src/webhooks/webhooks.ts';
+import {
+  addEndpoint,
+  FAILING_SINCE_LOOKBACK_DAYS,
+  removeEndpoint,
+  type WebhookDeps,
+} from '../../src/webhooks/webhooks.ts';
 import { buildTestApp, createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { deliveriesOf, emitEvents } from '../webhooks/webhook-rows.ts';
@@ -102,15 +107,25 @@ describe('operator console — partner webhooks', () => {
     const partnerPage = await operator.get(`/admin/partners/${partner.slug}`);
     assert.match(partnerPage.body, new RegExp(`href="/admin/partners/${partner.slug}/webhooks"`));
 
-    const page = await operator.get(`/admin/partners/${partner.slug}/webhooks`);
+    // the log shows one environment (an index to page with): production, where the partner has an endpoint
+    const first = await operator.get(`/admin/partners/${partner.slug}/webhooks`);
+    assert.equal(first.statusCode, 200);
+    assert.match(first.body, /<option selected>production<\/option>/);
+    assert.doesNotMatch(first.body, /name="env"><option value="">/, 'no "all environments"');
+    assert.doesNotMatch(first.body, new RegExp(`data-delivery="${d!.id}"`), 'a sandbox delivery');
+    assert.match(first.body, new RegExp(`webhooks\\?env=sandbox&amp;endpoint=${hook.endpoint.id}`));
+    assert.match(first.body, /<input type="hidden" name="env" value="production">/, 'actions come back to it');
+
+    const page = await operator.get(`/admin/partners/${partner.slug}/webhooks?env=sandbox`);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<table data-environment="sandbox">/);
     assert.match(page.body, /<table data-environment="production">/);
     assert.match(page.body, new RegExp(`data-endpoint="${live.endpoint.id}"`));
     assert.match(page.body, /data-failing-since="/, 'the sandbox endpoint fails since its first failed attempt');
+    assert.doesNotMatch(page.body, /data-failing-longer/);
     assert.match(page.body, new RegExp(`data-delivery="${d!.id}"`));
     assert.match(page.body, /data-status="pending"/);
-    assert.match(page.body, /#1 [^<]*: HTTP 503 — HTTP 503: down for maintenance/);
+    assert.match(page.body, /#1 [^<]*: HTTP 503: down for maintenance</, 'its status once');
     assert.doesNotMatch(page.body, /whsec_/);
     assert.ok(!page.body.includes(hook.secret) && !page.body.includes(live.secret), 'no signing secret shown');
     // a delivery still being attempted offers no “send again”
@@ -192,7 +207,7 @@ describe('operator console — partner webhooks', () => {
     assert.match(whilePaused, /endpoint paused: resume it to send again/);
     assert.equal((await operator.post(`${base}/${hook.endpoint.id}/resume`, { _csrf: csrf })).statusCode, 303);
     await removeEndpoint(deps, { actor: 'operator:test' }, hook.endpoint.id);
-    const afterRemoval = (await operator.get(base)).body;
+    const afterRemoval = (await operator.get(`${base}?env=sandbox`)).body;
     assert.doesNotMatch(afterRemoval, redeliverForm);
     assert.match(afterRemoval, /endpoint removed/);
 
@@ -219,6 +234,21 @@ describe('operator console — partner webhooks', () => {
     );
   });
 
+  test('an endpoint failing since before the look-back: "for more than N days", not a date', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, () => ({ status: 500 }));
+    const daysAgo = (days: number) => ({ ...delivery, now: () => new Date(Date.now() - days * 24 * 3600 * 1000) });
+    for (const days of [FAILING_SINCE_LOOKBACK_DAYS + 1, FAILING_SINCE_LOOKBACK_DAYS - 1, 0]) {
+      await emit(partner);
+      const ds = await deliveriesOf(t, hook.endpoint.id);
+      await deliverWebhook(daysAgo(days), { deliveryId: ds[ds.length - 1]!.id, attempt: 1 });
+    }
+    const page = (await operator.get(`/admin/partners/${partner.slug}/webhooks`)).body;
+    assert.match(page, /<option selected>sandbox<\/option>/, 'its only environment with endpoints');
+    assert.match(page, new RegExp(`data-failing-longer>failing for more than ${FAILING_SINCE_LOOKBACK_DAYS} days<`));
+  });
+
   test('the delivery log is keyset-paged, filtered by environment, status and endpoint', async () => {
     const partner = await createTestPartner(t.db);
     const hook = await endpoint(partner);
@@ -237,6 +267,7 @@ describe('operator console — partner webhooks', () => {
     assert.doesNotMatch(second.body, /rel="next"/);
 
     assert.equal(ids((await operator.get(`${base}?status=succeeded`)).body).length, 0);
+    assert.equal(ids((await operator.get(base)).body).length, 20, 'its only environment by default');
     assert.equal(ids((await operator.get(`${base}?env=production`)).body).length, 0);
     assert.equal(ids((await operator.get(`${base}?endpoint=${hook.endpoint.id}`)).body).length, 20);
 
