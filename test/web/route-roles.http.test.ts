@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { can, type Permission } from '../../src/partners/roles.ts';
 import type { UserRole } from '../../src/partners/model.ts';
 import { createUser } from '../../src/partners/users.ts';
+import { t as words } from '../../src/i18n/index.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 import { buildTestApp, createTestPartner, uniqueSlug, type TestApp, type TestPartner } from '../helper.ts';
 
@@ -309,6 +310,32 @@ describe('the role of every portal and console route', () => {
       assert.ok(![401, 403].includes(response.statusCode), `${route}: ${response.statusCode}`);
       assert.doesNotMatch(String(response.headers.location ?? ''), /^\/admin\/login/, route);
       if (route.startsWith('GET')) assert.notEqual(response.statusCode, 400, route);
+    }
+  });
+
+  test('a public route answers without a session: neither the sign-in redirect nor the session check’s 401/403', async () => {
+    const publicRoutes = [
+      ...routes().filter((r) => ROUTES[r] === 'public'),
+      ...operatorRoutes().filter((r) => OPERATOR_ROUTES[r] === 'public'),
+    ];
+    assert.ok(publicRoutes.length >= 8, publicRoutes.join(', '));
+    const expired = words('en').formExpired;
+    for (const route of publicRoutes) {
+      const stranger = new Browser(t.app);
+      await stranger.get(route.includes('/admin/') ? '/admin/login' : '/portal/login'); // a login cookie
+      const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+      const url = path.replace(':token', 'x'.repeat(43));
+      const response =
+        method === 'GET'
+          ? await stranger.get(url)
+          : await stranger.post(url, { _csrf: stranger.cookies.get('psl_login')!, email: 'nobody@example.com' });
+      // a reset link's page answers for its token (here unknown: its own 404, the link invalid); any other page, 200
+      if (path.includes(':token')) assert.ok(response.body.includes(words('en').partnerUsers.linkInvalid), route);
+      else if (method === 'GET') assert.equal(response.statusCode, 200, route);
+      assert.notEqual(response.statusCode, 403, route);
+      // a POST may answer 401 of its own (wrong credentials, on its form), never the session check's
+      assert.ok(!response.body.includes(expired), `${route}: ${response.statusCode}, the session check's answer`);
+      assert.doesNotMatch(String(response.headers.location ?? ''), /\/login\?next=/, route);
     }
   });
 
