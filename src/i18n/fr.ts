@@ -414,6 +414,42 @@ export const fr = {
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé\u202f: rien n’a été refait.',
   },
+  adminWebhooks: {
+    title: (partner) => `Webhooks de ${partner}`,
+    section: 'Webhooks',
+    link: 'Adresses, leur état et le journal des envois',
+    intro:
+      'Les adresses du partenaire par environnement et chaque envoi avec ses tentatives. Reprenez une adresse en pause, envoyez un événement de test ou renvoyez un envoi (même webhook-id\u202f: le récepteur peut écarter un doublon). Chaque action est tracée à votre nom.',
+    pausedManually: 'En pause (par le partenaire ou un opérateur)',
+    failingSince: 'en échec depuis le',
+    failingLonger: (days) => `en échec depuis plus de ${days}\u202fjours`,
+    lastDay: (failed, succeeded) => `dernières 24 h\u202f: ${failed} en échec, ${succeeded} réussis`,
+    state: 'État',
+    endpoint: 'Adresse',
+    created: 'Créé le',
+    event: 'Événement',
+    nextRetry: 'Prochain essai',
+    noRetry: 'aucun',
+    attemptLog: 'Tentatives',
+    attempt: (n, at, answer) => `n°\u202f${n} ${at}\u202f: ${answer}`,
+    noAnswer: 'pas de réponse',
+    statuses: { pending: 'en cours', succeeded: 'réussi', failed: 'en échec' },
+    status: 'Statut',
+    environment: 'Environnement',
+    filter: 'Afficher',
+    done: {
+      resumed: 'Adresse reprise\u202f: les nouveaux événements lui sont de nouveau envoyés.',
+      paused: 'Adresse mise en pause\u202f: ses envois en attente ont échoué.',
+      test: 'Événement de test mis en file.',
+      redelivered: 'Envoi remis en file.',
+    },
+    pauseConfirm:
+      'Mettre cette adresse en pause\u202f? Ses envois en attente échouent et les nouveaux événements ne lui sont plus envoyés.',
+    noSecrets:
+      'Les secrets de signature ne sont jamais affichés ici\u202f; le partenaire change le sien dans sa console.',
+    endpointRemoved: 'adresse supprimée',
+    resumeFirst: 'adresse en pause\u202f: reprenez-la pour renvoyer',
+  },
   limitsPage: {
     saved: 'Enregistré. Les devis des autres serveurs le voient sous 2 s\u202f; les souscriptions aussitôt.',
     alreadySuspended:

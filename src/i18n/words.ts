@@ -414,6 +414,40 @@ export interface Words {
     replayed: string;
   };
   /** The operator console's limits page (web/admin-limits-view.ts). */
+  /** The operator console's page of one partner's webhooks (admin-webhook-routes.ts). */
+  adminWebhooks: {
+    title: (partner: string) => string;
+    /** On the partner's page: the section's heading, and what the link opens. */
+    section: string;
+    link: string;
+    intro: string;
+    /** Paused by hand, as an operator reads it (the platform's pauses: the top-level pausedBecause). */
+    pausedManually: string;
+    failingSince: string;
+    /** Failing already before failingSince's look-back began. */
+    failingLonger: (days: number) => string;
+    lastDay: (failed: number, succeeded: number) => string;
+    state: string;
+    endpoint: string;
+    created: string;
+    event: string;
+    nextRetry: string;
+    noRetry: string;
+    attemptLog: string;
+    /** One attempt: its number, when, and what came back (an HTTP code or the error). */
+    attempt: (n: number, at: string, answer: string) => string;
+    noAnswer: string;
+    statuses: Record<'pending' | 'succeeded' | 'failed', string>;
+    status: string;
+    environment: string;
+    filter: string;
+    done: Record<'resumed' | 'paused' | 'test' | 'redelivered', string>;
+    pauseConfirm: string;
+    noSecrets: string;
+    /** In place of "send again": the delivery's endpoint was removed, or is paused. */
+    endpointRemoved: string;
+    resumeFirst: string;
+  };
   limitsPage: {
     saved: string;
     alreadySuspended: string;

@@ -206,6 +206,7 @@ ${tableRegion(
 <div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>
 <div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100"></div>
 <div><button type="submit">${w.createKey}</button></div></form></section>
+<section class="card" id="webhooks"><h2>${w.adminWebhooks.section}</h2><p><a href="${base}/webhooks">${w.adminWebhooks.link}</a></p></section>
 <section class="card"><h2>${w.users}</h2><ul>${users.map((u) => html`<li>${u.email} (${w.partnerUsers.roles[u.role]})</li>`)}</ul>
 <form method="post" action="${base}/users" class="row">${csrf}
 <div><label for="u-email">${w.email}</label><input id="u-email" name="email" type="email" required></div>

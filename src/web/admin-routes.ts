@@ -50,6 +50,7 @@ import {
 import { adminRisk } from './admin-risk-routes.ts';
 import { adminLimits } from './admin-limits-routes.ts';
 import { adminReports } from './report-routes.ts';
+import { adminWebhooks } from './admin-webhook-routes.ts';
 
 /**
  * The operator console: what the CLI does (partners, agreements draft → signed, subscriptions, keys,
@@ -286,6 +287,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       await admin.register(adminRisk(deps));
       await admin.register(adminLimits(deps));
       await admin.register(adminReports(deps));
+      await admin.register(adminWebhooks(deps));
     });
   };
 }

@@ -16,6 +16,7 @@ export {
 export {
   addEndpoint,
   endpointsHealth,
+  FAILING_SINCE_LOOKBACK_DAYS,
   getEndpoint,
   redeliver,
   listDeliveries,

@@ -49,7 +49,7 @@ export function retryDelayMs(attempt: number, schedule: readonly number[] = RETR
 /** How many attempts a delivery gets in all. */
 export const maxAttempts = (schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number => schedule.length + 1;
 
-/** A receiver has this long to answer (connection, headers and body). */
+/** A receiver has this long to answer: to connect, take the whole request body and send its status (and a failure's body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Why the pending deliveries of an endpoint paused on a 410 ended. */
 const GONE = pauseEndedReason('gone');
@@ -267,6 +267,14 @@ export function excerpt(text: string, max = EXCERPT): string {
 /**
  * One POST, never following redirects (a 3xx is a failed attempt), with an overall deadline. The
  * connection goes only to addresses the URL policy accepts, checked on the addresses actually used.
+ *
+ * The status line decides: a `2xx` is a success as soon as it arrives and the whole request body has
+ * been written, whatever its own body does after (never read, the connection closed) — a receiver that
+ * answered 200 and then streams, or never ends, its body has taken the event, and a retry would be a
+ * duplicate. A `2xx` that comes before the request body is all sent waits for it (cutting the upload
+ * would leave the receiver half an event), within the deadline. A `101` (upgrade) is refused. Another status that arrived before
+ * the deadline is kept in the result when its body does not end in time (`HTTP 503 (timeout …)`), so
+ * the log shows what the receiver said and a `410 Gone` still pauses the endpoint.
  */
 export async function postWebhook(
   urlText: string,
@@ -299,6 +307,13 @@ export async function postWebhook(
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
+    /** The status of the answer once its head arrived; its body read so far (a failure's, 1 KiB at most). */
+    let answered: number | null = null;
+    /** What a 3xx's log line says besides its status, kept when its body then breaks off. */
+    let redirect = '';
+    /** The request body has been handed whole to the connection ('finish'). */
+    let sent = false;
+    const chunks: Buffer[] = [];
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -315,33 +330,62 @@ export async function postWebhook(
       },
       (response) => {
         const statusCode = response.statusCode ?? null;
-        const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-        const chunks: Buffer[] = [];
+        answered = statusCode;
+        if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+          // a success once the receiver has the whole body: its own body is neither kept nor waited for
+          const succeed = () => {
+            finish({ statusCode, error: null });
+            request.destroy();
+          };
+          response.resume();
+          if (sent) succeed();
+          else request.once('finish', succeed);
+          return;
+        }
+        if (statusCode !== null && statusCode >= 300 && statusCode < 400)
+          redirect = ` (redirect to ${excerpt(String(response.headers.location ?? '?'), 100)} not followed)`;
         let size = 0;
         response.on('data', (chunk: Buffer) => {
-          if (ok || size >= 1024) return; // the body of a success is not kept
+          if (size >= 1024) return;
           chunks.push(chunk);
           size += chunk.length;
         });
         response.on('end', () => {
-          if (ok) return finish({ statusCode, error: null });
           const text = excerpt(Buffer.concat(chunks).toString('utf8'));
-          const location =
-            statusCode !== null && statusCode >= 300 && statusCode < 400
-              ? ` (redirect to ${excerpt(String(response.headers.location ?? '?'), 100)} not followed)`
-              : '';
-          finish({ statusCode, error: excerpt(`HTTP ${statusCode}${location}${text ? `: ${text}` : ''}`) });
+          finish({ statusCode, error: excerpt(`HTTP ${statusCode}${redirect}${text ? `: ${text}` : ''}`) });
         });
-        response.on('error', (error) => finish({ statusCode, error: excerpt(error.message) }));
+        response.on('error', (error) => failed(error));
       },
     );
+    /** The request or its answer broke off (the deadline, the connection): with the status, when one came. */
+    const failed = (error: NodeJS.ErrnoException) => {
+      if (answered === null) {
+        const prefix = error.code === 'EWEBHOOKURL' ? 'url_not_allowed: ' : '';
+        return finish({ statusCode: null, error: excerpt(`${prefix}${error.message}`) });
+      }
+      const text = excerpt(Buffer.concat(chunks).toString('utf8'));
+      finish({
+        statusCode: answered,
+        error: excerpt(`HTTP ${answered}${redirect} (${error.message})${text ? `: ${text}` : ''}`),
+      });
+    };
+    // The deadline settles the attempt itself: a request Node has let go of (an upgrade, a socket
+    // handed over) emits nothing more after destroy(), and an attempt that never settles blocks its worker.
     const timer = setTimeout(() => {
-      request.destroy(new Error(`timeout after ${options.timeoutMs} ms`));
+      const error = new Error(`timeout after ${options.timeoutMs} ms`);
+      request.destroy(error);
+      failed(error);
     }, options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      const prefix = error.code === 'EWEBHOOKURL' ? 'url_not_allowed: ' : '';
-      finish({ statusCode: null, error: excerpt(`${prefix}${error.message}`) });
+    request.on('finish', () => {
+      sent = true;
     });
+    // A `101 Switching Protocols` hands the socket over and ends the request without an 'error': refused.
+    request.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      answered = 101;
+      finish({ statusCode: 101, error: 'HTTP 101 (upgrade refused)' });
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => failed(error));
     request.end(body);
   });
 }

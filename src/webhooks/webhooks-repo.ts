@@ -437,6 +437,54 @@ export async function endpointHealth(
   }));
 }
 
+/**
+ * Since when each endpoint fails: its first failed attempt after its latest successful delivery, both
+ * looked for from `since` on (an endpoint failing from before then answers its first failure of the
+ * window, and `failing_before`: no success in the window and the latest delivery attempted before it
+ * had failed — it was failing already, for longer than the window). Endpoints with no failed attempt
+ * after their latest success are left out.
+ *
+ * Per endpoint, through the deliveries' index on (endpoint_id, last_attempt_at) (migration 0068): the
+ * latest succeeded delivery read backwards from now, then only the deliveries attempted after it and
+ * their attempts (by primary key) — never the whole look-back's attempts.
+ */
+export async function failingSince(
+  db: Executor,
+  endpointIds: readonly string[],
+  since: Date,
+): Promise<{ endpoint_id: string; since: Date; failing_before: boolean }[]> {
+  if (endpointIds.length === 0) return [];
+  const result = await sql<{ endpoint_id: string; since: Date | string; failing_before: boolean | null }>`
+    SELECT e.id AS endpoint_id, f.since,
+      ok.found IS NULL AND (
+        SELECT d.last_error IS NOT NULL FROM webhook_deliveries d
+        WHERE d.endpoint_id = e.id AND d.last_attempt_at < ${since}
+        ORDER BY d.last_attempt_at DESC LIMIT 1
+      ) AS failing_before
+    FROM (VALUES ${sql.join(endpointIds.map((id) => sql`(${id}::uuid)`))}) AS e(id)
+    CROSS JOIN LATERAL (
+      SELECT (
+        SELECT d.last_attempt_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${since} AND d.status = 'succeeded'
+        ORDER BY d.last_attempt_at DESC LIMIT 1
+      ) AS found
+    ) latest
+    CROSS JOIN LATERAL (SELECT latest.found, coalesce(latest.found, ${since}) AS at) ok
+    CROSS JOIN LATERAL (
+      SELECT min(a.at) AS since
+      FROM webhook_deliveries d
+      JOIN webhook_delivery_attempts a
+        ON a.delivery_id = d.id AND a.at > ok.at AND a.at >= ${since} AND a.error IS NOT NULL
+      WHERE d.endpoint_id = e.id AND d.last_attempt_at > ok.at AND d.last_attempt_at >= ${since}
+    ) f
+    WHERE f.since IS NOT NULL`.execute(db);
+  return result.rows.map((r) => ({
+    endpoint_id: r.endpoint_id,
+    since: new Date(r.since),
+    failing_before: r.failing_before === true,
+  }));
+}
+
 /** Ends a delivery without an attempt (its endpoint was removed or disabled meanwhile). */
 export async function abandonDelivery(db: Executor, deliveryId: string, error: string, at: Date): Promise<void> {
   await db

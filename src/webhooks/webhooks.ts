@@ -549,21 +549,35 @@ export interface EndpointHealth {
   failing: boolean;
   failedLastDay: number;
   succeededLastDay: number;
+  /**
+   * While failing, when asked (`{ failingSince: true }`): its first failed attempt after its latest
+   * success, looked for over the last FAILING_SINCE_LOOKBACK_DAYS (failing longer: the first failure
+   * of that window); else null.
+   */
+  failingSince: string | null;
+  /** Failing already before the look-back began (failingSince is then only the window's first failure). */
+  failingLonger: boolean;
 }
+
+/** How far back `failingSince` looks for the latest success. */
+export const FAILING_SINCE_LOOKBACK_DAYS = 30;
 
 /**
  * The health of each endpoint over the last 24 hours: failing when its latest attempt failed — a
  * failure later than its latest success (a retry still pending counts: the receiver is down now); a
- * success clears it.
+ * success clears it. Asked for, a failing endpoint also says since when (`failingSince`: one more
+ * query, per failing endpoint, which the partner console does not need).
  */
 export async function endpointsHealth(
   deps: Pick<WebhookDeps, 'db' | 'now'>,
   endpointIds: readonly string[],
+  options: { failingSince?: boolean } = {},
 ): Promise<Map<string, EndpointHealth>> {
   const since = new Date(deps.now().getTime() - 24 * 3600 * 1000);
   const rows = await repo.endpointHealth(deps.db, endpointIds, since);
   const out = new Map<string, EndpointHealth>();
-  for (const id of endpointIds) out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0 });
+  for (const id of endpointIds)
+    out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0, failingSince: null, failingLonger: false });
   for (const r of rows)
     out.set(r.endpoint_id, {
       failing:
@@ -571,6 +585,17 @@ export async function endpointsHealth(
         (r.last_succeeded_at === null || r.last_failed_at.getTime() > r.last_succeeded_at.getTime()),
       failedLastDay: r.failed,
       succeededLastDay: r.succeeded,
+      failingSince: null,
+      failingLonger: false,
     });
+  const failing = [...out].filter(([, h]) => h.failing).map(([id]) => id);
+  if (options.failingSince && failing.length > 0) {
+    const lookback = new Date(deps.now().getTime() - FAILING_SINCE_LOOKBACK_DAYS * 24 * 3600 * 1000);
+    for (const r of await repo.failingSince(deps.db, failing, lookback)) {
+      const health = out.get(r.endpoint_id)!;
+      health.failingSince = r.since.toISOString();
+      health.failingLonger = r.failing_before;
+    }
+  }
   return out;
 }

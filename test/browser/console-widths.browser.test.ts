@@ -178,6 +178,7 @@ describe('console pages at a phone’s and a laptop’s width', () => {
       [
         '/admin',
         `/admin/partners/${partner.slug}`,
+        `/admin/partners/${partner.slug}/webhooks`,
         '/admin/flights',
         '/admin/claims',
         `/admin/claims/${claimNumber}`,

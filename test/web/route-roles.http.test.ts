@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { can, type Permission } from '../../src/partners/roles.ts';
 import type { UserRole } from '../../src/partners/model.ts';
 import { createUser } from '../../src/partners/users.ts';
+import { t as words } from '../../src/i18n/index.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 import { buildTestApp, createTestPartner, uniqueSlug, type TestApp, type TestPartner } from '../helper.ts';
 
@@ -14,7 +15,9 @@ import { buildTestApp, createTestPartner, uniqueSlug, type TestApp, type TestPar
  * none is forgotten. Each role lacking the permission gets the 403 page and nothing is written
  * (every refused request, for every role: the partner's rows compared before and after it);
  * each role holding it gets past the check. Without a session a page sends to the sign-in page and a
- * POST is a 401; a partner session opens no operator page.
+ * POST is a 401; a partner session opens no operator page. The operator console's routes have their
+ * own table (OPERATOR_ROUTES): an operator session, any operator, gets past each; without one a page
+ * sends to the operator sign-in page and a POST is a 401.
  */
 
 /** What a route needs: a permission, any signed-in partner user (`session`), or nothing (`public`). */
@@ -60,6 +63,58 @@ const ROUTES: Record<string, Need> = {
   'POST /console/users/:id/remove': 'users',
 };
 
+/**
+ * Every route of the operator console: an operator session (any operator: operators have no roles),
+ * or nothing (`public`). A partner session opens none of them, whatever its role (below).
+ */
+const OPERATOR_ROUTES: Record<string, 'operator' | 'public'> = {
+  'GET /admin/login': 'public',
+  'POST /admin/login': 'public',
+  'POST /admin/logout': 'operator',
+  'GET /admin': 'operator',
+  'POST /admin/partners': 'operator',
+  'GET /admin/partners/:slug': 'operator',
+  'POST /admin/partners/:slug/agreement': 'operator',
+  'POST /admin/partners/:slug/amend': 'operator',
+  'POST /admin/partners/:slug/documents': 'operator',
+  'POST /admin/partners/:slug/sign': 'operator',
+  'POST /admin/partners/:slug/subscriptions': 'operator',
+  'POST /admin/partners/:slug/keys': 'operator',
+  'POST /admin/partners/:slug/keys/:id/revoke': 'operator',
+  'POST /admin/partners/:slug/users': 'operator',
+  'GET /admin/partners/:slug/webhooks': 'operator',
+  'POST /admin/partners/:slug/webhooks/:id/resume': 'operator',
+  'POST /admin/partners/:slug/webhooks/:id/pause': 'operator',
+  'POST /admin/partners/:slug/webhooks/:id/test': 'operator',
+  'POST /admin/partners/:slug/webhooks/deliveries/:id/redeliver': 'operator',
+  'GET /admin/flights': 'operator',
+  'GET /admin/claims': 'operator',
+  'GET /admin/outbox': 'operator',
+  'GET /admin/emails': 'operator',
+  'GET /admin/payouts': 'operator',
+  'GET /admin/claims/:claimNumber': 'operator',
+  'POST /admin/claims/:claimNumber/resend-link': 'operator',
+  'POST /admin/claims/:claimNumber/phone': 'operator',
+  'POST /admin/claims/:claimNumber/review': 'operator',
+  'POST /admin/claims/:claimNumber/approve': 'operator',
+  'POST /admin/claims/:claimNumber/amount': 'operator',
+  'POST /admin/claims/:claimNumber/void': 'operator',
+  'POST /admin/claims/:claimNumber/void-cause': 'operator',
+  'POST /admin/claims/:claimNumber/bic': 'operator',
+  'GET /admin/risk': 'operator',
+  'POST /admin/risk/activate': 'operator',
+  'POST /admin/risk/refit': 'operator',
+  'GET /admin/limits': 'operator',
+  'POST /admin/limits/caps': 'operator',
+  'POST /admin/limits/stop-sales': 'operator',
+  'POST /admin/limits/stop-sales/:id/resume': 'operator',
+  'GET /admin/reports': 'operator',
+  'GET /admin/reports/download': 'operator',
+  'GET /admin/reports/export': 'operator',
+};
+
+const OPERATOR = { email: 'ops-route-roles@parasol.test', password: 'operator password 61' };
+
 const ROLES: readonly UserRole[] = ['viewer', 'developer', 'admin'];
 const PASSWORD = 'correct horse battery';
 
@@ -87,7 +142,9 @@ describe('the role of every portal and console route', () => {
   const browsers = {} as Record<UserRole, Browser>;
   const ids = { viewer: '', key: '' };
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({
+      env: { PARASOL_ADMIN_EMAIL: OPERATOR.email, PARASOL_ADMIN_PASSWORD: OPERATOR.password },
+    });
     partner = await createTestPartner(t.db);
     for (const role of ROLES) {
       const email = `${uniqueSlug(role)}@example.com`;
@@ -194,17 +251,91 @@ describe('the role of every portal and console route', () => {
   });
 
   test('a partner session opens no operator route, whatever the role', async () => {
-    const operatorRoutes = t.app.parasol.routes.filter((r) => / \/admin(\/|$)/.test(r));
-    assert.ok(operatorRoutes.length > 20, 'the operator console’s routes');
+    assert.ok(operatorRoutes().length > 20, 'the operator console’s routes');
     for (const role of ROLES) {
       const csrf = csrfOf((await browsers[role].get('/portal/keys')).body)!;
-      for (const route of operatorRoutes) {
+      for (const route of operatorRoutes()) {
         const [method, path] = route.split(' ') as ['GET' | 'POST', string];
         const url = path.replace(':slug', partner.slug).replace(/:[a-zA-Z]+/g, crypto.randomUUID());
         const response =
           method === 'GET' ? await browsers[role].get(url) : await browsers[role].post(url, { _csrf: csrf });
         assert.equal(response.statusCode, 403, `${role} ${route}`);
       }
+    }
+  });
+
+  const operatorRoutes = () => t.app.parasol.routes.filter((r) => / \/admin(\/|$)/.test(r));
+  /** A URL of an operator route: the test partner's slug, a random id (not found), the queries a page requires. */
+  const operatorUrl = (route: string) => {
+    const path = route.split(' ')[1]!;
+    const queries: Record<string, string> = {
+      '/admin/reports/download': `?partner=${partner.slug}&env=sandbox&month=2026-10&report=statement&format=csv`,
+      '/admin/reports/export': '?env=sandbox&from=2026-10-01&to=2026-10-31&kind=contracts',
+    };
+    return (
+      path
+        .replace(':slug', partner.slug)
+        .replace(':claimNumber', 'CLM-00000000')
+        .replace(/:[a-zA-Z]+/g, crypto.randomUUID()) + (queries[path] ?? '')
+    );
+  };
+
+  test('the operator table names every route of the operator console, and only those', () => {
+    assert.deepEqual([...operatorRoutes()].sort(), Object.keys(OPERATOR_ROUTES).sort());
+  });
+
+  test('an operator route without an operator session: a page sends to the sign-in page, a POST is a 401', async () => {
+    const stranger = new Browser(t.app);
+    await stranger.get('/admin/login'); // a login cookie, as a browser has
+    for (const route of operatorRoutes()) {
+      if (OPERATOR_ROUTES[route] === 'public') continue;
+      const url = operatorUrl(route);
+      const response = route.startsWith('GET')
+        ? await stranger.get(url)
+        : await stranger.post(url, { _csrf: stranger.cookies.get('psl_login')! });
+      assert.equal(response.statusCode, route.startsWith('GET') ? 303 : 401, route);
+      if (route.startsWith('GET')) assert.match(String(response.headers.location), /^\/admin\/login\?next=/, route);
+    }
+  });
+
+  test('an operator session gets past the check of every operator route', async () => {
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(OPERATOR.email, OPERATOR.password, 'admin')).statusCode, 303);
+    const csrf = csrfOf((await operator.get('/admin')).body)!;
+    for (const route of operatorRoutes()) {
+      if (OPERATOR_ROUTES[route] === 'public' || route === 'POST /admin/logout') continue;
+      const url = operatorUrl(route);
+      const response = route.startsWith('GET') ? await operator.get(url) : await operator.post(url, { _csrf: csrf });
+      // past the check: not refused, not sent to the sign-in page; a page's query is valid (400 would be its schema)
+      assert.ok(![401, 403].includes(response.statusCode), `${route}: ${response.statusCode}`);
+      assert.doesNotMatch(String(response.headers.location ?? ''), /^\/admin\/login/, route);
+      if (route.startsWith('GET')) assert.notEqual(response.statusCode, 400, route);
+    }
+  });
+
+  test('a public route answers without a session: neither the sign-in redirect nor the session check’s 401/403', async () => {
+    const publicRoutes = [
+      ...routes().filter((r) => ROUTES[r] === 'public'),
+      ...operatorRoutes().filter((r) => OPERATOR_ROUTES[r] === 'public'),
+    ];
+    assert.ok(publicRoutes.length >= 8, publicRoutes.join(', '));
+    const expired = words('en').formExpired;
+    for (const route of publicRoutes) {
+      const stranger = new Browser(t.app);
+      await stranger.get(route.includes('/admin/') ? '/admin/login' : '/portal/login'); // a login cookie
+      const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+      const url = path.replace(':token', 'x'.repeat(43));
+      const response =
+        method === 'GET'
+          ? await stranger.get(url)
+          : await stranger.post(url, { _csrf: stranger.cookies.get('psl_login')!, email: 'nobody@example.com' });
+      // a reset link's page answers for its token (here unknown: its own 404, the link invalid); any other page, 200
+      if (path.includes(':token')) assert.ok(response.body.includes(words('en').partnerUsers.linkInvalid), route);
+      else if (method === 'GET') assert.equal(response.statusCode, 200, route);
+      assert.notEqual(response.statusCode, 403, route);
+      // a POST may answer 401 of its own (wrong credentials, on its form), never the session check's
+      assert.ok(!response.body.includes(expired), `${route}: ${response.statusCode}, the session check's answer`);
+      assert.doesNotMatch(String(response.headers.location ?? ''), /\/login\?next=/, route);
     }
   });
 

@@ -214,7 +214,13 @@ describe('a pause while an attempt is being sent', () => {
     assert.deepEqual([row!.status, row!.attempts, row!.last_status_code], ['succeeded', 1, 200]);
     assert.equal((await attemptsOf(d!.id)).length, 1, 'the attempt is in the log');
     const health = (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
-    assert.deepEqual(health, { failing: false, failedLastDay: 0, succeededLastDay: 1 });
+    assert.deepEqual(health, {
+      failing: false,
+      failedLastDay: 0,
+      succeededLastDay: 1,
+      failingSince: null,
+      failingLonger: false,
+    });
   });
 
   it('a failed attempt is recorded and the delivery ends there, with the pause as its reason: no retry queued', async () => {
@@ -239,8 +245,18 @@ describe('a pause while an attempt is being sent', () => {
     assert.deepEqual([other.status, other.attempts, other.last_error], ['failed', 0, 'endpoint disabled']);
     const log = await listDeliveries(deps, { ...operator, partnerId: partner.id, environment: 'sandbox' });
     assert.deepEqual(log.deliveries.map((x) => x.status).sort(), ['failed', 'failed']);
-    const health = (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
-    assert.deepEqual(health, { failing: true, failedLastDay: 1, succeededLastDay: 0 }, 'its last attempt failed');
+    const health = (await endpointsHealth(deps, [hook.endpoint.id], { failingSince: true })).get(hook.endpoint.id)!;
+    assert.deepEqual(
+      health,
+      {
+        failing: true,
+        failedLastDay: 1,
+        succeededLastDay: 0,
+        failingSince: attempt!.at.toISOString(),
+        failingLonger: false,
+      },
+      'its last attempt failed',
+    );
   });
 });
 

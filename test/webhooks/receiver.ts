@@ -18,7 +18,11 @@ export interface Received {
   payload: { type: string; timestamp: string; data: any } | null;
 }
 
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+/**
+ * What the receiver answers: a status (and body, headers), sent whole — or, `unfinished`, its head and
+ * that body and then nothing more, the connection left open; or `hang`: nothing at all.
+ */
+export type Answer = { status: number; body?: string; headers?: Record<string, string>; unfinished?: boolean } | 'hang';
 
 export class Receiver {
   readonly requests: Received[] = [];
@@ -106,7 +110,8 @@ export class Receiver {
       void Promise.resolve(answering).then((answer) => {
         if (answer === 'hang') return;
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        res.end(answer.body ?? '');
+        if (answer.unfinished) res.write(answer.body ?? '');
+        else res.end(answer.body ?? '');
       });
     });
   }

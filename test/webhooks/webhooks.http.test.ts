@@ -24,6 +24,7 @@ import type { Resolver } from '../../src/webhooks/webhook-url.ts';
 import {
   addEndpoint,
   endpointsHealth,
+  FAILING_SINCE_LOOKBACK_DAYS,
   getEndpoint,
   listDeliveries,
   listEndpoints,
@@ -53,6 +54,7 @@ import {
   usingPostgres,
 } from '../helper.ts';
 import { planNodes, statementOf } from '../query-plan.ts';
+import { failingSince } from '../../src/webhooks/webhooks-repo.ts';
 import { Receiver } from './receiver.ts';
 import { attemptsOf as attemptsOfDelivery, deliveriesOf as deliveriesOfEndpoint, emitEvents } from './webhook-rows.ts';
 
@@ -479,6 +481,34 @@ describe('delivering', () => {
     assert.ok(timedOut!.duration_ms >= 250);
   });
 
+  it('the status decides: a 2xx whose body never ends is a success (no retry, no duplicate); another status is kept when its body does not end in time', async () => {
+    const partner = await createTestPartner(t.db);
+    const taken = await endpoint(partner);
+    receiver.answer(taken.path, () => ({ status: 200, body: 'accepted, streaming', unfinished: true }));
+    const down = await endpoint(partner, { environment: 'production' });
+    receiver.answer(down.path, () => ({ status: 503, body: 'maintenance', unfinished: true }));
+    await emit([cancelled(partner, 'FD-UNFI-0001'), cancelled(partner, 'FD-UNFI-0002', 'production')]);
+
+    const [ok] = await deliveriesOf(taken.endpoint.id);
+    assert.equal(
+      await deliverWebhook({ ...delivery, timeoutMs: 300 }, { deliveryId: ok!.id, attempt: 1 }),
+      'succeeded',
+    );
+    const [answered] = await attemptsOf(ok!.id);
+    assert.equal(answered!.status_code, 200);
+    assert.equal(answered!.error, null);
+    assert.equal((await deliveriesOf(taken.endpoint.id))[0]!.status, 'succeeded');
+
+    const [failing] = await deliveriesOf(down.endpoint.id);
+    assert.equal(
+      await deliverWebhook({ ...delivery, timeoutMs: 300 }, { deliveryId: failing!.id, attempt: 1 }),
+      'retry_scheduled',
+    );
+    const [cut] = await attemptsOf(failing!.id);
+    assert.equal(cut!.status_code, 503, 'what the receiver said, though its body never ended');
+    assert.match(cut!.error!, /^HTTP 503 \(timeout after 300 ms\): maintenance$/);
+  });
+
   it('a receiver answering 410 Gone: no retry, the endpoint is paused (audited) and its other pending deliveries end; other endpoints keep theirs', async () => {
     const partner = await createTestPartner(t.db);
     const gone = await endpoint(partner);
@@ -612,14 +642,85 @@ describe('delivering', () => {
     await emit([cancelled(partner, 'FD-HEALTH-0001'), cancelled(partner, 'FD-HEALTH-0002')]);
     const [ok, down] = await deliveriesOf(hook.endpoint.id);
     const minutesAgo = (m: number) => ({ ...delivery, now: () => new Date(Date.now() - m * 60_000) });
-    const health = async () => (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
+    const health = async () =>
+      (await endpointsHealth(deps, [hook.endpoint.id], { failingSince: true })).get(hook.endpoint.id)!;
     assert.equal(await deliverWebhook(minutesAgo(30), { deliveryId: ok!.id, attempt: 1 }), 'succeeded');
     assert.equal((await health()).failing, false, 'a success');
     assert.equal(await deliverWebhook(minutesAgo(20), { deliveryId: down!.id, attempt: 1 }), 'retry_scheduled');
     assert.equal(await deliverWebhook(minutesAgo(10), { deliveryId: down!.id, attempt: 2 }), 'retry_scheduled');
-    assert.deepEqual(await health(), { failing: true, failedLastDay: 1, succeededLastDay: 1 }, 'then 500s: failing');
+    // failing since its first failed attempt after the success, not the latest one
+    const [firstFailure] = await attemptsOf(down!.id);
+    assert.deepEqual(
+      await health(),
+      {
+        failing: true,
+        failedLastDay: 1,
+        succeededLastDay: 1,
+        failingSince: firstFailure!.at.toISOString(),
+        failingLonger: false,
+      },
+      'then 500s: failing',
+    );
     assert.equal(await deliverWebhook(minutesAgo(5), { deliveryId: down!.id, attempt: 3 }), 'succeeded');
-    assert.deepEqual(await health(), { failing: false, failedLastDay: 0, succeededLastDay: 2 }, 'a success clears it');
+    assert.deepEqual(
+      await health(),
+      { failing: false, failedLastDay: 0, succeededLastDay: 2, failingSince: null, failingLonger: false },
+      'a success clears it',
+    );
+    assert.equal(
+      (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!.failingSince,
+      null,
+      'not asked for: not looked for',
+    );
+  });
+
+  it(`failing since: the first failure after the latest success, over ${FAILING_SINCE_LOOKBACK_DAYS} days; failing before them says so`, async () => {
+    const recovered = await createTestPartner(t.db);
+    const old = await createTestPartner(t.db);
+    const a = await endpoint(recovered);
+    const b = await endpoint(old);
+    receiver.answer(a.path, (n) => (n === 2 ? { status: 200 } : { status: 500, body: 'down' }));
+    receiver.answer(b.path, () => ({ status: 500, body: 'down' }));
+    const at = (minutes: number) => ({ ...delivery, now: () => new Date(Date.now() - minutes * 60_000) });
+    const day = 24 * 60;
+    const send = async (hook: typeof a, partner: TestPartner, number: string, ...minutes: number[]) => {
+      await emit([cancelled(partner, number)]);
+      const ds = await deliveriesOf(hook.endpoint.id);
+      const d = ds[ds.length - 1]!;
+      for (const [i, m] of minutes.entries()) await deliverWebhook(at(m), { deliveryId: d.id, attempt: i + 1 });
+      return attemptsOf(d.id);
+    };
+    // a: failed, then a success, then failing again: the failure before the success is left out
+    await send(a, recovered, 'FD-SINCE-0001', 180);
+    await send(a, recovered, 'FD-SINCE-0002', 120);
+    const [again] = await send(a, recovered, 'FD-SINCE-0003', 60, 30);
+    // b: failing from before the look-back (its first failure there is outside), then inside it
+    await send(b, old, 'FD-SINCE-0004', (FAILING_SINCE_LOOKBACK_DAYS + 1) * day);
+    const [inside] = await send(b, old, 'FD-SINCE-0005', (FAILING_SINCE_LOOKBACK_DAYS - 1) * day);
+    await send(b, old, 'FD-SINCE-0006', 60);
+    const health = await endpointsHealth(deps, [a.endpoint.id, b.endpoint.id], { failingSince: true });
+    assert.deepEqual(
+      [health.get(a.endpoint.id)!.failingSince, health.get(a.endpoint.id)!.failingLonger],
+      [again!.at.toISOString(), false],
+      'a: since its first failure after the success',
+    );
+    assert.deepEqual(
+      [health.get(b.endpoint.id)!.failingSince, health.get(b.endpoint.id)!.failingLonger],
+      [inside!.at.toISOString(), true],
+      'b: the first failure of the look-back, and failing for longer',
+    );
+  });
+
+  it("looks for failing since through the deliveries' index (migration 0068), latest success first", async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const since = new Date(Date.now() - FAILING_SINCE_LOOKBACK_DAYS * 24 * 3600 * 1000);
+    const query = await statementOf(t.db, (db) => failingSince(db, [hook.endpoint.id], since));
+    const nodes = await planNodes(t.db, query);
+    assert.ok(
+      nodes.some((n) => n['Index Name'] === 'webhook_deliveries_endpoint_attempts'),
+      nodes.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`).join(' → '),
+    );
   });
 
   it("reads an endpoint's health from its deliveries' index on (endpoint_id, last_attempt_at) (migration 0068), not by scanning them", async () => {
