@@ -1,5 +1,5 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findZipCode, matchCity } from '../reference/index.ts';
+import { findZipCode, matchCity, overseasCollectivityOf } from '../reference/index.ts';
 import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
@@ -55,6 +55,7 @@ export interface ResolvedHome {
  */
 export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): ResolvedHome {
   const { code, field } = postalCodeOf(input, at);
+  assertCoveredTerritory(code, field);
   const zip = findZipCode(code);
   if (!zip) {
     throw new DomainError('unknown_zip_code', `${code} is not a French postal code.`, {
@@ -149,6 +150,22 @@ export function postalCodeOf(input: { postalCode?: string | undefined; zipCode?:
       errors: [{ field: `${at}/postalCode`, code: 'required', message: 'is required' }],
     });
   return { code, field: `${at}/${input.postalCode !== undefined ? 'postalCode' : 'zipCode'}` };
+}
+
+/**
+ * The tariff prices homes in metropolitan France and the overseas départements (971 to 974, 976):
+ * a postal code of an overseas collectivity (Saint-Barthélemy, Saint-Martin, Saint-Pierre-et-Miquelon,
+ * Wallis-et-Futuna, French Polynesia, New Caledonia) is refused as such, 422 `zip_code_not_covered`,
+ * by /getCityByZipCode as by /getPrice and a home policy, rather than as an unknown code.
+ */
+export function assertCoveredTerritory(code: string, field: string): void {
+  const territory = overseasCollectivityOf(code);
+  if (territory === undefined) return;
+  throw new DomainError(
+    'zip_code_not_covered',
+    `${code} is a postal code of ${territory}, an overseas collectivity: the home tariff covers metropolitan France and the overseas départements (Guadeloupe, Martinique, French Guiana, Réunion, Mayotte) only.`,
+    { errors: [{ field, code: 'not_allowed', message: `is a postal code of ${territory}, outside the home tariff` }] },
+  );
 }
 
 /** The fields of a canonical home risk, in the order the API shows them. */

@@ -31,7 +31,10 @@ export function demoRoutes(
         summary: 'Cities of a French zip code',
         description: CITY_BY_ZIP_CODE_DESCRIPTION,
         body: S.CityRequest,
-        response: { 200: S.CityResponse, ...problemResponses({ 404: ['zip_code_not_found'] }) },
+        response: {
+          200: S.CityResponse,
+          ...problemResponses({ 404: ['zip_code_not_found'], 422: ['zip_code_not_covered'] }),
+        },
       },
       handler: async (request) => findCities(request.body),
     });
@@ -51,7 +54,7 @@ export function demoRoutes(
           body: S.HomeQuoteRequest,
           response: {
             200: S.HomeQuoteResponse,
-            ...problemResponses({ 422: ['unknown_zip_code', 'city_mismatch'] }),
+            ...problemResponses({ 422: ['unknown_zip_code', 'zip_code_not_covered', 'city_mismatch'] }),
           },
         },
         handler: async (request) => issueHomeQuote(deps, callerOf(request), request.body),

@@ -98,6 +98,27 @@ function indexZipCode(zipCode: string, rows: readonly PostalRow[]): ZipCode {
   return Object.freeze({ zipCode, cities: Object.freeze(cities), departments, keys: Object.freeze({ plain, folded }) });
 }
 
+/**
+ * The French overseas collectivities (Constitution, article 74) and New Caledonia, by their postal
+ * codes: French postal codes, but territories with their own tax rules and, for New Caledonia and
+ * French Polynesia, their own insurance law. La Poste's data above leaves them out but for
+ * Saint-Pierre-et-Miquelon (975xx); Saint-Barthélemy and Saint-Martin each have one code, inside
+ * Guadeloupe's 971xx. Their English names, for messages.
+ */
+const OVERSEAS_COLLECTIVITIES: readonly { prefix: string; name: string }[] = [
+  { prefix: '97133', name: 'Saint Barthélemy' },
+  { prefix: '97150', name: 'Saint Martin' },
+  { prefix: '975', name: 'Saint Pierre and Miquelon' },
+  { prefix: '986', name: 'Wallis and Futuna' },
+  { prefix: '987', name: 'French Polynesia' },
+  { prefix: '988', name: 'New Caledonia' },
+];
+
+/** The overseas collectivity a postal code belongs to ("Saint Barthélemy" for 97133), else undefined. */
+export function overseasCollectivityOf(zipCode: string): string | undefined {
+  return OVERSEAS_COLLECTIVITIES.find((c) => zipCode.startsWith(c.prefix))?.name;
+}
+
 /** Département of an INSEE commune code: the first two characters, three overseas (97x, 98x). */
 export function departmentOf(communeCode: string): string {
   return /^9[78]/.test(communeCode) ? communeCode.slice(0, 3) : communeCode.slice(0, 2);

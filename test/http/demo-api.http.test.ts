@@ -238,6 +238,42 @@ describe('Demo API', () => {
       }
     });
 
+    it('refuses a postal code of an overseas collectivity, 422 zip_code_not_covered, here and on /getCityByZipCode', async () => {
+      for (const [zipCode, territory] of [
+        ['97133', 'Saint Barthélemy'],
+        ['97150', 'Saint Martin'],
+        ['97500', 'Saint Pierre and Miquelon'],
+        ['98600', 'Wallis and Futuna'],
+        ['98714', 'French Polynesia'],
+        ['98800', 'New Caledonia'],
+      ]) {
+        const cities = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: zipCode }, partner.auth);
+        assert.equal(cities.status, 422, `${zipCode}: ${JSON.stringify(cities.body)}`);
+        assert.equal(cities.body.code, 'zip_code_not_covered');
+        assert.deepEqual(cities.body.errors, [
+          {
+            field: '/postalCode',
+            code: 'not_allowed',
+            message: `is a postal code of ${territory}, outside the home tariff`,
+          },
+        ]);
+        const res = await price({ ...PARIS_FLAT, zipCode, city: 'SAINT PIERRE' });
+        assert.equal(res.status, 422, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'zip_code_not_covered', `${zipCode}: not unknown, and never priced in zone E`);
+        assert.match(
+          res.body.detail,
+          new RegExp(`^${zipCode} is a postal code of ${territory}, an overseas collectivity`),
+        );
+        assert.deepEqual(fieldsOf(res.body), ['/zipCode']);
+      }
+      // the overseas départements around them are priced: Guadeloupe (Basse-Terre), Mayotte
+      for (const [zipCode, city] of [
+        ['97100', 'BASSE TERRE'],
+        ['97600', 'MAMOUDZOU'],
+      ])
+        assert.equal((await price({ ...PARIS_FLAT, zipCode, city })).body.zone, 'E', zipCode);
+    });
+
     it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city, 422 validation_failed for a blank one', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '20000', city: 'BASTIA' });
       assert.equal(res.status, 422);

@@ -1118,7 +1118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `quote_invalid`, `quote_expired`, `idempotency_key_reused`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `quote_invalid`, `quote_expired`, `idempotency_key_reused`, `unknown_zip_code`, `city_mismatch`, `zip_code_not_covered`, `quote_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
