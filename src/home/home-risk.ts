@@ -1,4 +1,5 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
 import { findZipCode, matchCity, overseasCollectivityOf } from '../reference/index.ts';
 import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
@@ -66,6 +67,11 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
     throw new DomainError('validation_failed', `${at}/city must not be blank.`, {
       errors: [{ field: `${at}/city`, code: 'required', message: 'must not be blank' }],
     });
+  }
+  // the platform's rule for typed text: "PA\u200bRIS" reads as PARIS, and would be a baffling city_mismatch
+  if (hasHiddenCharacter(input.city.trim())) {
+    const error = hiddenCharacterError(`${at}/city`);
+    throw new DomainError('validation_failed', `${error.field} ${error.message}.`, { errors: [error] });
   }
   const city = matchCity(zip, input.city);
   if (!city) {

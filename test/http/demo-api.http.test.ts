@@ -284,6 +284,24 @@ describe('Demo API', () => {
       assert.equal(blank.status, 422);
       assert.equal(blank.body.code, 'validation_failed', 'a blank city is missing, not a city 75007 does not serve');
       assert.deepEqual(blank.body.errors, [{ field: '/city', code: 'required', message: 'must not be blank' }]);
+      // pasted from a page: a zero-width space, a soft hyphen, a direction mark read as PARIS but are not it
+      for (const city of ['PA\u200bRIS', 'Pa\u00adris', '\u200fPARIS', 'PARIS\u2060', 'PA\tRIS']) {
+        const hidden = await price({ ...PARIS_FLAT, city });
+        assert.equal(hidden.status, 422, JSON.stringify(city));
+        assert.equal(hidden.body.code, 'validation_failed', `${JSON.stringify(city)}: not a city 75007 does not serve`);
+        assert.deepEqual(hidden.body.errors, [
+          {
+            field: '/city',
+            code: 'invalid_format',
+            message: 'must not contain a control or invisible character (a line break, a tab, a direction mark)',
+          },
+        ]);
+      }
+      assert.equal(
+        (await price({ ...PARIS_FLAT, city: ' Paris\t' })).status,
+        200,
+        'spaces and tabs around are trimmed',
+      );
       const unknown = await price({ ...PARIS_FLAT, zipCode: '00000' });
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.code, 'unknown_zip_code');

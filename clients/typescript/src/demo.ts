@@ -453,7 +453,7 @@ export interface operations {
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted; a control or invisible character (zero-width space, soft hyphen, direction mark) is refused. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -933,7 +933,7 @@ export interface operations {
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted; a control or invisible character (zero-width space, soft hyphen, direction mark) is refused. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
