@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
-import { problemResponses } from '../platform/openapi.ts';
+import { problemResponses, withExample } from '../platform/openapi.ts';
 import { callerOf, securePartnerApi } from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
@@ -10,6 +10,7 @@ import { findCities } from './find-cities.ts';
 import { issueHomeQuote } from './price-quote.ts';
 import * as S from './schemas.ts';
 import { CITY_BY_ZIP_CODE_DESCRIPTION, HOME_QUOTE_DESCRIPTION } from './route-descriptions.ts';
+import { CITY_RESPONSE_EXAMPLE, HOME_QUOTE_RESPONSE_EXAMPLE } from './response-examples.ts';
 
 export const DEMO_PREFIX = '/demo/v1';
 
@@ -32,7 +33,7 @@ export function demoRoutes(
         description: CITY_BY_ZIP_CODE_DESCRIPTION,
         body: S.CityRequest,
         response: {
-          200: S.CityResponse,
+          200: withExample(S.CityResponse, CITY_RESPONSE_EXAMPLE),
           ...problemResponses({ 404: ['zip_code_not_found'], 422: ['zip_code_not_covered'] }),
         },
       },
@@ -53,7 +54,7 @@ export function demoRoutes(
           description: HOME_QUOTE_DESCRIPTION,
           body: S.HomeQuoteRequest,
           response: {
-            200: S.HomeQuoteResponse,
+            200: withExample(S.HomeQuoteResponse, HOME_QUOTE_RESPONSE_EXAMPLE),
             ...problemResponses({ 422: ['unknown_zip_code', 'zip_code_not_covered', 'city_mismatch'] }),
           },
         },

@@ -134,6 +134,13 @@ describe('OpenAPI examples against the API', () => {
   it('the home quote → policy story of the Demo API and the API to manage policies runs from its examples', async () => {
     const quote = await send(DEMO, 'post', '/getPrice', example(DEMO, 'post', '/getPrice'));
     assert.equal(quote.status, 200, JSON.stringify(quote.body));
+    const media = docs.get(DEMO).paths['/getPrice'].post.responses['200'].content['application/json'];
+    const answer = media.example ?? Object.values(media.examples as Record<string, { value: any }>)[0]!.value;
+    assert.deepEqual(
+      { ...quote.body, quoteReference: answer.quoteReference },
+      answer,
+      'the documented answer is what /getPrice answers to the documented request (src/home/response-examples.ts)',
+    );
     const policyBody = example(POLICY_ADMIN, 'post', '/policies');
     const documentedQuote: string = policyBody.quoteReference;
     const pasteQuote = paste(documentedQuote, quote.body.quoteReference);
