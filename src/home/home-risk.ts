@@ -1,6 +1,6 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
-import { findZipCode, matchCity, overseasCollectivityOf } from '../reference/index.ts';
+import { findZipCode, matchCity, overseasTerritoryOf } from '../reference/index.ts';
 import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
@@ -160,18 +160,31 @@ export function postalCodeOf(input: { postalCode?: string | undefined; zipCode?:
 
 /**
  * The tariff prices homes in metropolitan France and the overseas départements (971 to 974, 976):
- * a postal code of an overseas collectivity (Saint-Barthélemy, Saint-Martin, Saint-Pierre-et-Miquelon,
- * Wallis-et-Futuna, French Polynesia, New Caledonia) is refused as such, 422 `zip_code_not_covered`,
- * by /getCityByZipCode as by /getPrice and a home policy, rather than as an unknown code.
+ * a postal code of another overseas territory (the overseas collectivities Saint-Barthélemy,
+ * Saint-Martin, Saint-Pierre-et-Miquelon, Wallis-et-Futuna and French Polynesia, New Caledonia, the
+ * French Southern and Antarctic Lands) is refused as such, 422 `zip_code_not_covered`, by /getPrice
+ * and a home policy, rather than as an unknown code. /getCityByZipCode answers La Poste's data as it
+ * is (find-cities.ts).
  */
 export function assertCoveredTerritory(code: string, field: string): void {
-  const territory = overseasCollectivityOf(code);
-  if (territory === undefined) return;
+  const error = uncoveredTerritoryError(code, field);
+  if (error === undefined) return;
+  const territory = overseasTerritoryOf(code)!;
   throw new DomainError(
     'zip_code_not_covered',
-    `${code} is a postal code of ${territory}, an overseas collectivity: the home tariff covers metropolitan France and the overseas départements (Guadeloupe, Martinique, French Guiana, Réunion, Mayotte) only.`,
-    { errors: [{ field, code: 'not_allowed', message: `is a postal code of ${territory}, outside the home tariff` }] },
+    `${code} is a postal code of ${territory.name}, ${territory.status}: the home tariff covers metropolitan France and the overseas départements (Guadeloupe, Martinique, French Guiana, Réunion, Mayotte) only.`,
+    { errors: [error] },
   );
+}
+
+/**
+ * The field error of a postal code outside the home tariff's territory, else undefined: for
+ * assertCoveredTerritory, and for a stored home policy's risk on its renewal (renew-policy.ts).
+ */
+export function uncoveredTerritoryError(code: string, field: string): FieldError | undefined {
+  const territory = overseasTerritoryOf(code);
+  if (territory === undefined) return undefined;
+  return { field, code: 'not_allowed', message: `is a postal code of ${territory.name}, outside the home tariff` };
 }
 
 /** The fields of a canonical home risk, in the order the API shows them. */

@@ -34,7 +34,7 @@ export function demoRoutes(
         body: S.CityRequest,
         response: {
           200: withExample(S.CityResponse, CITY_RESPONSE_EXAMPLE),
-          ...problemResponses({ 404: ['zip_code_not_found'], 422: ['zip_code_not_covered'] }),
+          ...problemResponses({ 404: ['zip_code_not_found'] }),
         },
       },
       handler: async (request) => findCities(request.body),

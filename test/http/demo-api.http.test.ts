@@ -238,40 +238,65 @@ describe('Demo API', () => {
       }
     });
 
-    it('refuses a postal code of an overseas collectivity, 422 zip_code_not_covered, here and on /getCityByZipCode', async () => {
-      for (const [zipCode, territory] of [
-        ['97133', 'Saint Barthélemy'],
-        ['97150', 'Saint Martin'],
-        ['97500', 'Saint Pierre and Miquelon'],
-        ['98600', 'Wallis and Futuna'],
-        ['98714', 'French Polynesia'],
-        ['98800', 'New Caledonia'],
+    it('refuses a postal code of an overseas territory outside the départements on /getPrice, 422 zip_code_not_covered naming it', async () => {
+      for (const [zipCode, territory, status] of [
+        ['97133', 'Saint Barthélemy', 'an overseas collectivity'],
+        ['97150', 'Saint Martin', 'an overseas collectivity'],
+        ['97500', 'Saint Pierre and Miquelon', 'an overseas collectivity'],
+        ['98413', 'the French Southern and Antarctic Lands', 'an overseas territory'],
+        ['98600', 'Wallis and Futuna', 'an overseas collectivity'],
+        ['98714', 'French Polynesia', 'an overseas collectivity'],
+        ['98800', 'New Caledonia', 'a collectivity sui generis'],
       ]) {
-        const cities = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: zipCode }, partner.auth);
-        assert.equal(cities.status, 422, `${zipCode}: ${JSON.stringify(cities.body)}`);
-        assert.equal(cities.body.code, 'zip_code_not_covered');
-        assert.deepEqual(cities.body.errors, [
+        const res = await price({ ...PARIS_FLAT, zipCode, city: 'SAINT PIERRE' });
+        assert.equal(res.status, 422, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'zip_code_not_covered', `${zipCode}: not unknown, and never priced in zone E`);
+        assert.equal(
+          res.body.detail,
+          `${zipCode} is a postal code of ${territory}, ${status}: the home tariff covers metropolitan France and the overseas départements (Guadeloupe, Martinique, French Guiana, Réunion, Mayotte) only.`,
+        );
+        assert.deepEqual(res.body.errors, [
           {
-            field: '/postalCode',
+            field: '/zipCode',
             code: 'not_allowed',
             message: `is a postal code of ${territory}, outside the home tariff`,
           },
         ]);
-        const res = await price({ ...PARIS_FLAT, zipCode, city: 'SAINT PIERRE' });
-        assert.equal(res.status, 422, `${zipCode}: ${JSON.stringify(res.body)}`);
-        assert.equal(res.body.code, 'zip_code_not_covered', `${zipCode}: not unknown, and never priced in zone E`);
-        assert.match(
-          res.body.detail,
-          new RegExp(`^${zipCode} is a postal code of ${territory}, an overseas collectivity`),
-        );
-        assert.deepEqual(fieldsOf(res.body), ['/zipCode']);
       }
-      // the overseas départements around them are priced: Guadeloupe (Basse-Terre), Mayotte
+      // the overseas départements around them are priced, Guadeloupe's codes next to Saint-Barthélemy's
+      // and Saint-Martin's included: the refusal is of those two codes exactly, not of a prefix of 971
       for (const [zipCode, city] of [
         ['97100', 'BASSE TERRE'],
+        ['97134', 'ST LOUIS'],
+        ['97180', 'ST ANNE'],
         ['97600', 'MAMOUDZOU'],
-      ])
-        assert.equal((await price({ ...PARIS_FLAT, zipCode, city })).body.zone, 'E', zipCode);
+      ]) {
+        const res = await price({ ...PARIS_FLAT, zipCode, city });
+        assert.equal(res.status, 200, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.zone, 'E', zipCode);
+      }
+    });
+
+    it("answers /getCityByZipCode from La Poste's data whatever the tariff covers: 97500's cities, a 404 naming the territory for a code the data leaves out", async () => {
+      const miquelon = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: '97500' }, partner.auth);
+      assert.equal(miquelon.status, 200, JSON.stringify(miquelon.body));
+      assert.deepEqual(miquelon.body.cities, ['MIQUELON LANGLADE', 'SAINT PIERRE']);
+      for (const [zipCode, territory, status] of [
+        ['97133', 'Saint Barthélemy', 'an overseas collectivity'],
+        ['97150', 'Saint Martin', 'an overseas collectivity'],
+        ['98413', 'the French Southern and Antarctic Lands', 'an overseas territory'],
+        ['98600', 'Wallis and Futuna', 'an overseas collectivity'],
+        ['98714', 'French Polynesia', 'an overseas collectivity'],
+        ['98800', 'New Caledonia', 'a collectivity sui generis'],
+      ]) {
+        const res = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: zipCode }, partner.auth);
+        assert.equal(res.status, 404, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'zip_code_not_found');
+        assert.equal(
+          res.body.detail,
+          `${zipCode} is a postal code of ${territory}, ${status}, which La Poste's data leaves out.`,
+        );
+      }
     });
 
     it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city, 422 validation_failed for a blank one', async () => {
