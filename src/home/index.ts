@@ -6,6 +6,7 @@ export {
   riskDifferences,
   type HomeRisk,
   type HomeRiskInput,
+  uncoveredTerritoryError,
 } from './home-risk.ts';
 export { verifyHomeQuote, type HomeQuoteTerms } from './quote-token.ts';
 export { DEMO_PREFIX, demoRoutes } from './routes.ts';
