@@ -1,5 +1,6 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findZipCode, matchCity } from '../reference/index.ts';
+import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
+import { findZipCode, matchCity, overseasTerritoryOf } from '../reference/index.ts';
 import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
@@ -55,6 +56,7 @@ export interface ResolvedHome {
  */
 export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): ResolvedHome {
   const { code, field } = postalCodeOf(input, at);
+  assertCoveredTerritory(code, field);
   const zip = findZipCode(code);
   if (!zip) {
     throw new DomainError('unknown_zip_code', `${code} is not a French postal code.`, {
@@ -65,6 +67,11 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
     throw new DomainError('validation_failed', `${at}/city must not be blank.`, {
       errors: [{ field: `${at}/city`, code: 'required', message: 'must not be blank' }],
     });
+  }
+  // the platform's rule for typed text: "PA\u200bRIS" reads as PARIS, and would be a baffling city_mismatch
+  if (hasHiddenCharacter(input.city.trim())) {
+    const error = hiddenCharacterError(`${at}/city`);
+    throw new DomainError('validation_failed', `${error.field} ${error.message}.`, { errors: [error] });
   }
   const city = matchCity(zip, input.city);
   if (!city) {
@@ -149,6 +156,35 @@ export function postalCodeOf(input: { postalCode?: string | undefined; zipCode?:
       errors: [{ field: `${at}/postalCode`, code: 'required', message: 'is required' }],
     });
   return { code, field: `${at}/${input.postalCode !== undefined ? 'postalCode' : 'zipCode'}` };
+}
+
+/**
+ * The tariff prices homes in metropolitan France and the overseas départements (971 to 974, 976):
+ * a postal code of another overseas territory (the overseas collectivities Saint-Barthélemy,
+ * Saint-Martin, Saint-Pierre-et-Miquelon, Wallis-et-Futuna and French Polynesia, New Caledonia, the
+ * French Southern and Antarctic Lands) is refused as such, 422 `zip_code_not_covered`, by /getPrice
+ * and a home policy, rather than as an unknown code. /getCityByZipCode answers La Poste's data as it
+ * is (find-cities.ts).
+ */
+export function assertCoveredTerritory(code: string, field: string): void {
+  const error = uncoveredTerritoryError(code, field);
+  if (error === undefined) return;
+  const territory = overseasTerritoryOf(code)!;
+  throw new DomainError(
+    'zip_code_not_covered',
+    `${code} is a postal code of ${territory.name}, ${territory.status}: the home tariff covers metropolitan France and the overseas départements (Guadeloupe, Martinique, French Guiana, Réunion, Mayotte) only.`,
+    { errors: [error] },
+  );
+}
+
+/**
+ * The field error of a postal code outside the home tariff's territory, else undefined: for
+ * assertCoveredTerritory, and for a stored home policy's risk on its renewal (renew-policy.ts).
+ */
+export function uncoveredTerritoryError(code: string, field: string): FieldError | undefined {
+  const territory = overseasTerritoryOf(code);
+  if (territory === undefined) return undefined;
+  return { field, code: 'not_allowed', message: `is a postal code of ${territory.name}, outside the home tariff` };
 }
 
 /** The fields of a canonical home risk, in the order the API shows them. */

@@ -6,7 +6,9 @@ export {
   riskDifferences,
   type HomeRisk,
   type HomeRiskInput,
+  uncoveredTerritoryError,
 } from './home-risk.ts';
 export { verifyHomeQuote, type HomeQuoteTerms } from './quote-token.ts';
 export { DEMO_PREFIX, demoRoutes } from './routes.ts';
 export { HomeRisk as HomeRiskSchema, exampleHome } from './schemas.ts';
+export { EXAMPLE_HOME_QUOTE_REFERENCE } from './response-examples.ts';

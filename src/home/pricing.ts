@@ -83,9 +83,18 @@ export interface HomeCoverage {
 
 const ROUNDING = Decimal.ROUND_HALF_UP;
 
-/** The zone of a département (codes as in postal-codes.ts: "75", "2A", "974"). */
+/**
+ * The zone of a département (codes as in postal-codes.ts: "75", "2A", "974"). The default zone is a
+ * metropolitan one: an overseas code (97x, 98x) the table does not list — 975 Saint-Pierre-et-Miquelon,
+ * an overseas collectivity, or any territory outside the tariff — throws rather than be priced as
+ * metropolitan France (resolveHomeRisk refuses such a postal code before pricing).
+ */
 export function zoneOf(department: string, table: RatingTable = RATING_TABLE): Zone {
-  return ZONES.find((zone) => table.zones[zone].departments.includes(department)) ?? table.defaultZone;
+  const zone = ZONES.find((z) => table.zones[z].departments.includes(department));
+  if (zone !== undefined) return zone;
+  if (/^9[78]/.test(department))
+    throw new Error(`Département ${department} is overseas and in no zone of the rating table: outside the tariff.`);
+  return table.defaultZone;
 }
 
 /** The annual and monthly premium of a home, and how they were formed. */

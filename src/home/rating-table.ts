@@ -60,7 +60,7 @@ export const RATING_TABLE: RatingTable = Object.freeze({
     E: {
       factor: '1.50',
       description: 'Overseas départements, exposed to cyclones',
-      departments: ['971', '972', '973', '974', '975', '976'],
+      departments: ['971', '972', '973', '974', '976'],
     },
   },
   defaultZone: 'B',

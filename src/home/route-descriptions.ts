@@ -4,10 +4,13 @@ export const CITY_BY_ZIP_CODE_DESCRIPTION =
   'The cities a French postal code serves: ' +
   "La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. " +
   'One zip code may serve several cities. ' +
-  'A well-formed but unknown zip code is a 404 zip_code_not_found.';
+  'A well-formed but unknown zip code is a 404 zip_code_not_found. ' +
+  "The answer is La Poste's data whatever the tariff covers: 975xx (Saint-Pierre-et-Miquelon) answers its cities, which /getPrice then refuses (422 zip_code_not_covered); " +
+  'a code the data leaves out (97133 Saint-Barthélemy, 97150 Saint-Martin, 984xx French Southern and Antarctic Lands, 986xx Wallis-et-Futuna, 987xx French Polynesia, 988xx New Caledonia) is a 404 zip_code_not_found whose detail names the territory.';
 
 export const HOME_QUOTE_DESCRIPTION =
   'Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) ' +
   'and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. ' +
   'The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, ' +
-  'and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.';
+  'and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. ' +
+  'A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.';

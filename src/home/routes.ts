@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
-import { problemResponses } from '../platform/openapi.ts';
+import { problemResponses, withExample } from '../platform/openapi.ts';
 import { callerOf, securePartnerApi } from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
@@ -10,6 +10,7 @@ import { findCities } from './find-cities.ts';
 import { issueHomeQuote } from './price-quote.ts';
 import * as S from './schemas.ts';
 import { CITY_BY_ZIP_CODE_DESCRIPTION, HOME_QUOTE_DESCRIPTION } from './route-descriptions.ts';
+import { CITY_RESPONSE_EXAMPLE, HOME_QUOTE_RESPONSE_EXAMPLE } from './response-examples.ts';
 
 export const DEMO_PREFIX = '/demo/v1';
 
@@ -31,7 +32,10 @@ export function demoRoutes(
         summary: 'Cities of a French zip code',
         description: CITY_BY_ZIP_CODE_DESCRIPTION,
         body: S.CityRequest,
-        response: { 200: S.CityResponse, ...problemResponses({ 404: ['zip_code_not_found'] }) },
+        response: {
+          200: withExample(S.CityResponse, CITY_RESPONSE_EXAMPLE),
+          ...problemResponses({ 404: ['zip_code_not_found'] }),
+        },
       },
       handler: async (request) => findCities(request.body),
     });
@@ -50,8 +54,8 @@ export function demoRoutes(
           description: HOME_QUOTE_DESCRIPTION,
           body: S.HomeQuoteRequest,
           response: {
-            200: S.HomeQuoteResponse,
-            ...problemResponses({ 422: ['unknown_zip_code', 'city_mismatch'] }),
+            200: withExample(S.HomeQuoteResponse, HOME_QUOTE_RESPONSE_EXAMPLE),
+            ...problemResponses({ 422: ['unknown_zip_code', 'zip_code_not_covered', 'city_mismatch'] }),
           },
         },
         handler: async (request) => issueHomeQuote(deps, callerOf(request), request.body),

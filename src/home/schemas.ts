@@ -94,7 +94,7 @@ const homeFields = {
     description:
       'One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, ' +
       'Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); ' +
-      "the commune's official name is also accepted. Answered as La Poste spells it.",
+      "the commune's official name is also accepted; a control or invisible character (zero-width space, soft hyphen, direction mark) is refused. Answered as La Poste spells it.",
     examples: ['PARIS'],
   }),
   housingType: StringEnum(HOUSING_TYPES, {

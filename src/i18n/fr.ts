@@ -788,6 +788,8 @@ export const fr = {
     invalid_cursor: 'Curseur de pagination invalide\u202f: revenez à la première page.',
     unknown_zip_code: 'Code postal inconnu.',
     city_mismatch: 'Cette commune n’est pas desservie par ce code postal.',
+    zip_code_not_covered:
+      'Ce code postal est celui d’un territoire d’outre-mer hors du barème habitation, qui ne couvre que la métropole et les départements d’outre-mer.',
     quote_mismatch: 'La police ne correspond pas au devis.',
     webhook_url_not_allowed: 'Cette URL de webhook n’est pas permise (HTTPS public uniquement).',
     rate_limited: 'Trop de requêtes\u202f: réessayez dans un instant.',

@@ -104,6 +104,7 @@ export const ERROR_CODES = {
   invalid_cursor: { status: 422, title: 'Invalid cursor' },
   unknown_zip_code: { status: 422, title: 'Unknown zip code' },
   city_mismatch: { status: 422, title: 'City not served by the zip code' },
+  zip_code_not_covered: { status: 422, title: 'Zip code outside the territory of the tariff' },
   quote_mismatch: { status: 422, title: 'Policy does not match the quote' },
   webhook_url_not_allowed: { status: 422, title: 'Webhook URL not allowed' },
   // 429, 431

@@ -56,7 +56,7 @@ export const RENEW_POLICY_DESCRIPTION =
   'a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. ' +
   'The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. ' +
   'A policy cancelled (or whose cancellation is scheduled: it ends then), pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
-  'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
+  'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (a home policy at a postal code outside the territory of the home tariff, such as 975xx; detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
   IF_MATCH +
   'The 201 carries the ETag of the renewal (version 1). ' +
   'Honours Idempotency-Key: a retry replays the 201.';

@@ -111,6 +111,7 @@ export function policyAdminRoutes(
               'unknown_airport',
               'unknown_airline',
               'unknown_zip_code',
+              'zip_code_not_covered',
               'city_mismatch',
               'quote_invalid',
               'quote_expired',

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PERSON_NAME_DESCRIPTION } from '../platform/person-name.ts';
-import { exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
+import { EXAMPLE_HOME_QUOTE_REFERENCE, exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
 import { PageLimit, StringEnum } from '../platform/schema.ts';
 import {
   ACTIVATION_REASONS,
@@ -292,8 +292,7 @@ export const CreatePolicyRequest = Type.Object(
         expiryDate: '2027-12-01',
         premium: { amount: 2600, currency: 'EUR', frequency: 'monthly' },
         risk: exampleHome,
-        quoteReference:
-          'h1.WyJONk9LaDJzbVJvUnpHVVdxIiwxNzk1NTEyMDAwLDE3OTgxMDQwMDAsImIzMTUwMDhjLTNkYTgtNGE4OC1iMjI3LTllMTExNGQ3Y2VkMiIsInNhbmRib3giLCJob21lLTEiLCJFVVIiLDMxMjAxLDI2MDAseyJ6aXBDb2RlIjoiNzUwMDciLCJjaXR5IjoiUEFSSVMiLCJob3VzaW5nVHlwZSI6ImFwYXJ0bWVudCIsIm9jY3VwYW5jeSI6InRlbmFudCIsInJvb21zIjozLCJsaXZpbmdBcmVhIjo2MiwiZmxvb3IiOjIsImNvbnN0cnVjdGlvblllYXIiOjE5MzAsImNvbnRlbnRzVmFsdWUiOnsiYW1vdW50IjoyMDAwMDAwLCJjdXJyZW5jeSI6IkVVUiJ9LCJjb3ZlcmFnZUxldmVsIjoiY29tZm9ydCIsIm9wdGlvbnMiOlsiZ2xhc3NfYnJlYWthZ2UiLCJ0aGVmdCJdfV0.kxyhSrioRsYc3QPHrAZOGQ',
+        quoteReference: EXAMPLE_HOME_QUOTE_REFERENCE,
         status: 'active',
       },
     ],

@@ -2,5 +2,12 @@
 export { findAirline, ICAO_OVERRIDES } from './airlines.ts';
 export { findAirport } from './airports.ts';
 export { normaliseFlightNumber } from './flight-designators.ts';
-export { ZIP_CODE_PATTERN, findZipCode, matchCity, warmPostalCodes } from './postal-codes.ts';
+export {
+  ZIP_CODE_PATTERN,
+  findZipCode,
+  matchCity,
+  overseasTerritoryOf,
+  warmPostalCodes,
+  type OverseasTerritory,
+} from './postal-codes.ts';
 export { parseDeparture, parseInstant, requireAirline, requireAirport } from './validate.ts';

@@ -98,6 +98,39 @@ function indexZipCode(zipCode: string, rows: readonly PostalRow[]): ZipCode {
   return Object.freeze({ zipCode, cities: Object.freeze(cities), departments, keys: Object.freeze({ plain, folded }) });
 }
 
+/**
+ * The French overseas territories outside the overseas départements, by their postal codes: French
+ * postal codes, but territories with their own status, tax rules and, for New Caledonia and French
+ * Polynesia, their own insurance law. Five are overseas collectivities (Constitution, article 74);
+ * New Caledonia is a collectivity sui generis (title XIII), the French Southern and Antarctic Lands
+ * an overseas territory with a statute of its own; Clipperton, uninhabited, has no postal code of
+ * its own. La Poste's data above leaves them out but for Saint-Pierre-et-Miquelon (975xx);
+ * Saint-Barthélemy and Saint-Martin each have one code, inside Guadeloupe's 971xx. Their English
+ * names and statuses, for messages.
+ */
+export interface OverseasTerritory {
+  name: string;
+  /** What the territory is, as a phrase: "an overseas collectivity". */
+  status: string;
+}
+
+const COLLECTIVITY = 'an overseas collectivity';
+const OVERSEAS_TERRITORIES: readonly (OverseasTerritory & { prefix: string })[] = [
+  { prefix: '97133', name: 'Saint Barthélemy', status: COLLECTIVITY },
+  { prefix: '97150', name: 'Saint Martin', status: COLLECTIVITY },
+  { prefix: '975', name: 'Saint Pierre and Miquelon', status: COLLECTIVITY },
+  { prefix: '984', name: 'the French Southern and Antarctic Lands', status: 'an overseas territory' },
+  { prefix: '986', name: 'Wallis and Futuna', status: COLLECTIVITY },
+  { prefix: '987', name: 'French Polynesia', status: COLLECTIVITY },
+  { prefix: '988', name: 'New Caledonia', status: 'a collectivity sui generis' },
+];
+
+/** The overseas territory, not a département, a postal code belongs to (Saint Barthélemy for 97133), else undefined. */
+export function overseasTerritoryOf(zipCode: string): OverseasTerritory | undefined {
+  const territory = OVERSEAS_TERRITORIES.find((t) => zipCode.startsWith(t.prefix));
+  return territory && { name: territory.name, status: territory.status };
+}
+
 /** Département of an INSEE commune code: the first two characters, three overseas (97x, 98x). */
 export function departmentOf(communeCode: string): string {
   return /^9[78]/.test(communeCode) ? communeCode.slice(0, 3) : communeCode.slice(0, 2);

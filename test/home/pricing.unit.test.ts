@@ -88,6 +88,12 @@ describe('home pricing', () => {
     assert.equal(zoneOf('2A'), 'B', 'an unlisted département is in the default zone');
   });
 
+  it("refuses an overseas collectivity's département rather than price it in the metropolitan default zone", () => {
+    for (const department of ['975', '977', '978', '984', '986', '987', '988'])
+      assert.throws(() => zoneOf(department), /outside the tariff/, department);
+    for (const department of ['971', '972', '973', '974', '976']) assert.equal(zoneOf(department), 'E', department);
+  });
+
   it('lists each département in one zone at most', () => {
     const listed = ZONES.flatMap((zone) => RATING_TABLE.zones[zone].departments);
     assert.equal(new Set(listed).size, listed.length);

@@ -238,6 +238,67 @@ describe('Demo API', () => {
       }
     });
 
+    it('refuses a postal code of an overseas territory outside the départements on /getPrice, 422 zip_code_not_covered naming it', async () => {
+      for (const [zipCode, territory, status] of [
+        ['97133', 'Saint Barthélemy', 'an overseas collectivity'],
+        ['97150', 'Saint Martin', 'an overseas collectivity'],
+        ['97500', 'Saint Pierre and Miquelon', 'an overseas collectivity'],
+        ['98413', 'the French Southern and Antarctic Lands', 'an overseas territory'],
+        ['98600', 'Wallis and Futuna', 'an overseas collectivity'],
+        ['98714', 'French Polynesia', 'an overseas collectivity'],
+        ['98800', 'New Caledonia', 'a collectivity sui generis'],
+      ]) {
+        const res = await price({ ...PARIS_FLAT, zipCode, city: 'SAINT PIERRE' });
+        assert.equal(res.status, 422, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'zip_code_not_covered', `${zipCode}: not unknown, and never priced in zone E`);
+        assert.equal(
+          res.body.detail,
+          `${zipCode} is a postal code of ${territory}, ${status}: the home tariff covers metropolitan France and the overseas départements (Guadeloupe, Martinique, French Guiana, Réunion, Mayotte) only.`,
+        );
+        assert.deepEqual(res.body.errors, [
+          {
+            field: '/zipCode',
+            code: 'not_allowed',
+            message: `is a postal code of ${territory}, outside the home tariff`,
+          },
+        ]);
+      }
+      // the overseas départements around them are priced, Guadeloupe's codes next to Saint-Barthélemy's
+      // and Saint-Martin's included: the refusal is of those two codes exactly, not of a prefix of 971
+      for (const [zipCode, city] of [
+        ['97100', 'BASSE TERRE'],
+        ['97134', 'ST LOUIS'],
+        ['97180', 'ST ANNE'],
+        ['97600', 'MAMOUDZOU'],
+      ]) {
+        const res = await price({ ...PARIS_FLAT, zipCode, city });
+        assert.equal(res.status, 200, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.zone, 'E', zipCode);
+      }
+    });
+
+    it("answers /getCityByZipCode from La Poste's data whatever the tariff covers: 97500's cities, a 404 naming the territory for a code the data leaves out", async () => {
+      const miquelon = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: '97500' }, partner.auth);
+      assert.equal(miquelon.status, 200, JSON.stringify(miquelon.body));
+      assert.deepEqual(miquelon.body.cities, ['MIQUELON LANGLADE', 'SAINT PIERRE']);
+      for (const [zipCode, territory, status] of [
+        ['97133', 'Saint Barthélemy', 'an overseas collectivity'],
+        ['97150', 'Saint Martin', 'an overseas collectivity'],
+        ['98413', 'the French Southern and Antarctic Lands', 'an overseas territory'],
+        ['98600', 'Wallis and Futuna', 'an overseas collectivity'],
+        ['98714', 'French Polynesia', 'an overseas collectivity'],
+        ['98800', 'New Caledonia', 'a collectivity sui generis'],
+      ]) {
+        const res = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: zipCode }, partner.auth);
+        assert.equal(res.status, 404, `${zipCode}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'zip_code_not_found');
+        assert.equal(
+          res.body.detail,
+          `${zipCode} is a postal code of ${territory}, ${status}, which La Poste's data leaves out.`,
+        );
+      }
+    });
+
     it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city, 422 validation_failed for a blank one', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '20000', city: 'BASTIA' });
       assert.equal(res.status, 422);
@@ -248,6 +309,24 @@ describe('Demo API', () => {
       assert.equal(blank.status, 422);
       assert.equal(blank.body.code, 'validation_failed', 'a blank city is missing, not a city 75007 does not serve');
       assert.deepEqual(blank.body.errors, [{ field: '/city', code: 'required', message: 'must not be blank' }]);
+      // pasted from a page: a zero-width space, a soft hyphen, a direction mark read as PARIS but are not it
+      for (const city of ['PA\u200bRIS', 'Pa\u00adris', '\u200fPARIS', 'PARIS\u2060', 'PA\tRIS']) {
+        const hidden = await price({ ...PARIS_FLAT, city });
+        assert.equal(hidden.status, 422, JSON.stringify(city));
+        assert.equal(hidden.body.code, 'validation_failed', `${JSON.stringify(city)}: not a city 75007 does not serve`);
+        assert.deepEqual(hidden.body.errors, [
+          {
+            field: '/city',
+            code: 'invalid_format',
+            message: 'must not contain a control or invisible character (a line break, a tab, a direction mark)',
+          },
+        ]);
+      }
+      assert.equal(
+        (await price({ ...PARIS_FLAT, city: ' Paris\t' })).status,
+        200,
+        'spaces and tabs around are trimmed',
+      );
       const unknown = await price({ ...PARIS_FLAT, zipCode: '00000' });
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.code, 'unknown_zip_code');

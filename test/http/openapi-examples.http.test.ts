@@ -131,9 +131,28 @@ describe('OpenAPI examples against the API', () => {
     ran.delete(`POST ${FLIGHT}/contracts/{contractNumber}/flight-change`); // confirmed below, with the others
   });
 
+  /** The documented success answer of an operation (its 200's example). */
+  const documentedAnswer = (prefix: string, path: string): any => {
+    const media = docs.get(prefix).paths[path].post.responses['200'].content['application/json'];
+    return media.example ?? Object.values(media.examples as Record<string, { value: any }>)[0]!.value;
+  };
+
   it('the home quote → policy story of the Demo API and the API to manage policies runs from its examples', async () => {
+    const cities = await send(DEMO, 'post', '/getCityByZipCode', example(DEMO, 'post', '/getCityByZipCode'));
+    assert.equal(cities.status, 200, JSON.stringify(cities.body));
+    assert.deepEqual(
+      cities.body,
+      documentedAnswer(DEMO, '/getCityByZipCode'),
+      'the documented answer is what /getCityByZipCode answers to the documented request (src/home/response-examples.ts)',
+    );
     const quote = await send(DEMO, 'post', '/getPrice', example(DEMO, 'post', '/getPrice'));
     assert.equal(quote.status, 200, JSON.stringify(quote.body));
+    const answer = documentedAnswer(DEMO, '/getPrice');
+    assert.deepEqual(
+      { ...quote.body, quoteReference: answer.quoteReference },
+      answer,
+      'the documented answer is what /getPrice answers to the documented request (src/home/response-examples.ts)',
+    );
     const policyBody = example(POLICY_ADMIN, 'post', '/policies');
     const documentedQuote: string = policyBody.quoteReference;
     const pasteQuote = paste(documentedQuote, quote.body.quoteReference);

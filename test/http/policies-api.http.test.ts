@@ -199,6 +199,11 @@ describe('API to manage policies', () => {
       assert.equal(city.body.code, 'city_mismatch');
       assert.deepEqual(city.body.acceptedValues, ['PARIS']);
       assert.deepEqual(fieldsOf(city.body), ['/risk/city']);
+      const miquelon = await create(
+        motorPolicy({ product: 'home', risk: { ...HOME, zipCode: '97500', city: 'SAINT PIERRE' } }),
+      );
+      assert.equal(miquelon.body.code, 'zip_code_not_covered', 'an overseas collectivity, outside the home tariff');
+      assert.deepEqual(fieldsOf(miquelon.body), ['/risk/zipCode']);
       const airport = await create(
         motorPolicy({
           product: 'flight_delay',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { encrypt } from '../../src/platform/crypto.ts';
+import { decrypt, encrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -313,5 +313,46 @@ describe('the policyholder and the plate, as a policy-administration system send
     const renewed = await renew();
     assert.equal(renewed.status, 201, JSON.stringify(renewed.body));
     assert.equal(renewed.body.risk.make, 'Renault\tSport', 'the risk as stored: no call changes a make');
+  });
+
+  it('does not renew a home policy stored at a postal code of an overseas collectivity, outside the home tariff', async () => {
+    const home = {
+      zipCode: '75007',
+      city: 'PARIS',
+      housingType: 'apartment',
+      occupancy: 'tenant',
+      rooms: 3,
+      livingArea: 62,
+    };
+    const created = await create(motor({ product: 'home', risk: home }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { policyNumber } = created.body;
+    // a row as stored before the overseas collectivities were refused: Saint-Pierre-et-Miquelon
+    const key = t.app.parasol.keys.encryption;
+    const row = await t.db
+      .selectFrom('policies')
+      .select('risk_enc')
+      .where('policy_number', '=', policyNumber)
+      .executeTakeFirstOrThrow();
+    const stored = JSON.parse(decrypt(key, row.risk_enc!)) as Record<string, unknown>;
+    await t.db
+      .updateTable('policies')
+      .set({ risk_enc: encrypt(key, JSON.stringify({ ...stored, zipCode: '97500', city: 'SAINT PIERRE' })) })
+      .where('policy_number', '=', policyNumber)
+      .execute();
+    const refused = await post(
+      t.app,
+      `${POLICIES}/${policyNumber}/renew`,
+      {
+        externalReference: `RENEWAL-${process.pid}-${++counter}`,
+        premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' },
+      },
+      partner.auth,
+    );
+    assert.deepEqual([refused.status, refused.body.code], [409, 'policy_not_renewable'], JSON.stringify(refused.body));
+    assert.equal(
+      refused.body.detail,
+      `Policy ${policyNumber} cannot be renewed as stored, for a term from 2027-03-10: /risk/zipCode is a postal code of Saint Pierre and Miquelon, outside the home tariff (correct it first, or record a new policy).`,
+    );
   });
 });

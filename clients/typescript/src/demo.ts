@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Cities of a French zip code
-         * @description The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found.
+         * @description The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found. The answer is La Poste's data whatever the tariff covers: 975xx (Saint-Pierre-et-Miquelon) answers its cities, which /getPrice then refuses (422 zip_code_not_covered); a code the data leaves out (97133 Saint-Barthélemy, 97150 Saint-Martin, 984xx French Southern and Antarctic Lands, 986xx Wallis-et-Futuna, 987xx French Polynesia, 988xx New Caledonia) is a 404 zip_code_not_found whose detail names the territory.
          */
         post: operations["getCityByZipCode"];
         delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
          */
         post: operations["getPrice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance (alias of /getPrice)
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
          */
         post: operations["getPriceAlias"];
         delete?: never;
@@ -153,6 +153,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "postalCode": "75007",
+                     *       "zipCode": "75007",
+                     *       "cities": [
+                     *         "PARIS"
+                     *       ]
+                     *     } */
                     "application/json": {
                         postalCode: string;
                         /** @description The same value as postalCode. */
@@ -453,7 +460,7 @@ export interface operations {
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted; a control or invisible character (zero-width space, soft hyphen, direction mark) is refused. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -521,6 +528,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "quoteReference": "h1.WyJONk9LaDJzbVJvUnpHVVdxIiwxNzk1NTEyMDAwLDE3OTgxMDQwMDAsImIzMTUwMDhjLTNkYTgtNGE4OC1iMjI3LTllMTExNGQ3Y2VkMiIsInNhbmRib3giLCJob21lLTEiLCJFVVIiLDMxMjAxLDI2MDAseyJ6aXBDb2RlIjoiNzUwMDciLCJjaXR5IjoiUEFSSVMiLCJob3VzaW5nVHlwZSI6ImFwYXJ0bWVudCIsIm9jY3VwYW5jeSI6InRlbmFudCIsInJvb21zIjozLCJsaXZpbmdBcmVhIjo2MiwiZmxvb3IiOjIsImNvbnN0cnVjdGlvblllYXIiOjE5MzAsImNvbnRlbnRzVmFsdWUiOnsiYW1vdW50IjoyMDAwMDAwLCJjdXJyZW5jeSI6IkVVUiJ9LCJjb3ZlcmFnZUxldmVsIjoiY29tZm9ydCIsIm9wdGlvbnMiOlsiZ2xhc3NfYnJlYWthZ2UiLCJ0aGVmdCJdfV0.kxyhSrioRsYc3QPHrAZOGQ",
+                     *       "expiresAt": "2026-12-24T09:20:00.000Z",
+                     *       "tariffVersion": "home-1",
+                     *       "annualPremium": {
+                     *         "amount": 31201,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "monthlyPremium": {
+                     *         "amount": 2600,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "annualTax": {
+                     *         "amount": 2576,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "taxRate": 0.09,
+                     *       "zone": "D",
+                     *       "department": "75",
+                     *       "coverages": [
+                     *         {
+                     *           "code": "tenant_liability",
+                     *           "label": "Your liability to the landlord for fire, explosion and water damage",
+                     *           "limit": {
+                     *             "amount": 100000000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 15000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "contents",
+                     *           "label": "Your furniture and belongings: fire, explosion, water damage, storm, hail and snow",
+                     *           "limit": {
+                     *             "amount": 2000000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 15000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "natural_disasters",
+                     *           "label": "Natural disasters declared by the State (statutory deductible)",
+                     *           "limit": null,
+                     *           "deductible": {
+                     *             "amount": 38000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "civil_liability",
+                     *           "label": "Private-life civil liability of the household",
+                     *           "limit": {
+                     *             "amount": 500000000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "theft",
+                     *           "label": "Theft and vandalism of belongings",
+                     *           "limit": {
+                     *             "amount": 1500000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 15000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": true
+                     *         },
+                     *         {
+                     *           "code": "glass_breakage",
+                     *           "label": "Breakage of windows, glass doors and glass-ceramic hobs",
+                     *           "limit": {
+                     *             "amount": 300000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": true
+                     *         }
+                     *       ],
+                     *       "risk": {
+                     *         "postalCode": "75007",
+                     *         "zipCode": "75007",
+                     *         "city": "PARIS",
+                     *         "housingType": "apartment",
+                     *         "occupancy": "tenant",
+                     *         "rooms": 3,
+                     *         "livingArea": 62,
+                     *         "contentsValue": {
+                     *           "amount": 2000000,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "coverageLevel": "comfort",
+                     *         "options": [
+                     *           "glass_breakage",
+                     *           "theft"
+                     *         ],
+                     *         "floor": 2,
+                     *         "constructionYear": 1930
+                     *       }
+                     *     } */
                     "application/json": {
                         /** @description Signed reference of this quote: pass it with a home policy to the API to manage policies; valid until expiresAt. */
                         quoteReference: string;
@@ -808,7 +932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_zip_code`, `city_mismatch` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_zip_code`, `city_mismatch`, `zip_code_not_covered` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -933,7 +1057,7 @@ export interface operations {
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted; a control or invisible character (zero-width space, soft hyphen, direction mark) is refused. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -1001,6 +1125,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {
+                     *       "quoteReference": "h1.WyJONk9LaDJzbVJvUnpHVVdxIiwxNzk1NTEyMDAwLDE3OTgxMDQwMDAsImIzMTUwMDhjLTNkYTgtNGE4OC1iMjI3LTllMTExNGQ3Y2VkMiIsInNhbmRib3giLCJob21lLTEiLCJFVVIiLDMxMjAxLDI2MDAseyJ6aXBDb2RlIjoiNzUwMDciLCJjaXR5IjoiUEFSSVMiLCJob3VzaW5nVHlwZSI6ImFwYXJ0bWVudCIsIm9jY3VwYW5jeSI6InRlbmFudCIsInJvb21zIjozLCJsaXZpbmdBcmVhIjo2MiwiZmxvb3IiOjIsImNvbnN0cnVjdGlvblllYXIiOjE5MzAsImNvbnRlbnRzVmFsdWUiOnsiYW1vdW50IjoyMDAwMDAwLCJjdXJyZW5jeSI6IkVVUiJ9LCJjb3ZlcmFnZUxldmVsIjoiY29tZm9ydCIsIm9wdGlvbnMiOlsiZ2xhc3NfYnJlYWthZ2UiLCJ0aGVmdCJdfV0.kxyhSrioRsYc3QPHrAZOGQ",
+                     *       "expiresAt": "2026-12-24T09:20:00.000Z",
+                     *       "tariffVersion": "home-1",
+                     *       "annualPremium": {
+                     *         "amount": 31201,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "monthlyPremium": {
+                     *         "amount": 2600,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "annualTax": {
+                     *         "amount": 2576,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "taxRate": 0.09,
+                     *       "zone": "D",
+                     *       "department": "75",
+                     *       "coverages": [
+                     *         {
+                     *           "code": "tenant_liability",
+                     *           "label": "Your liability to the landlord for fire, explosion and water damage",
+                     *           "limit": {
+                     *             "amount": 100000000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 15000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "contents",
+                     *           "label": "Your furniture and belongings: fire, explosion, water damage, storm, hail and snow",
+                     *           "limit": {
+                     *             "amount": 2000000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 15000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "natural_disasters",
+                     *           "label": "Natural disasters declared by the State (statutory deductible)",
+                     *           "limit": null,
+                     *           "deductible": {
+                     *             "amount": 38000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "civil_liability",
+                     *           "label": "Private-life civil liability of the household",
+                     *           "limit": {
+                     *             "amount": 500000000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": false
+                     *         },
+                     *         {
+                     *           "code": "theft",
+                     *           "label": "Theft and vandalism of belongings",
+                     *           "limit": {
+                     *             "amount": 1500000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 15000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": true
+                     *         },
+                     *         {
+                     *           "code": "glass_breakage",
+                     *           "label": "Breakage of windows, glass doors and glass-ceramic hobs",
+                     *           "limit": {
+                     *             "amount": 300000,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "deductible": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "option": true
+                     *         }
+                     *       ],
+                     *       "risk": {
+                     *         "postalCode": "75007",
+                     *         "zipCode": "75007",
+                     *         "city": "PARIS",
+                     *         "housingType": "apartment",
+                     *         "occupancy": "tenant",
+                     *         "rooms": 3,
+                     *         "livingArea": 62,
+                     *         "contentsValue": {
+                     *           "amount": 2000000,
+                     *           "currency": "EUR"
+                     *         },
+                     *         "coverageLevel": "comfort",
+                     *         "options": [
+                     *           "glass_breakage",
+                     *           "theft"
+                     *         ],
+                     *         "floor": 2,
+                     *         "constructionYear": 1930
+                     *       }
+                     *     } */
                     "application/json": {
                         /** @description Signed reference of this quote: pass it with a home policy to the API to manage policies; valid until expiresAt. */
                         quoteReference: string;
@@ -1288,7 +1529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_zip_code`, `city_mismatch` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_zip_code`, `city_mismatch`, `zip_code_not_covered` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
