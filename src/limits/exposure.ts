@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
-import { cursorInstant } from '../platform/cursor.ts';
+import { cursorInstant, listBinding } from '../platform/cursor.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { amountOrError, currencyError } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
@@ -397,21 +396,20 @@ export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
 }
 
 /**
- * Which list a cursor belongs to: a short hash of its environment and filter, as read (upper-cased,
- * trimmed). Not a secret — it only tells a page of another list from one of this list.
+ * Which list a cursor belongs to: the `listBinding` (platform/cursor.ts) of its environment and
+ * filter, as read (upper-cased, trimmed) — the one mechanism every list's cursor is bound with.
  */
 function listHash(
   environment: string | undefined,
   filter: Pick<ExposureFilter, 'currency' | 'airline' | 'fromDate' | 'toDate'>,
 ): string {
-  const list = [
+  return listBinding([
     environment ?? null,
     filter.currency ?? null,
     filter.airline ?? null,
     filter.fromDate ?? null,
     filter.toDate ?? null,
-  ];
-  return crypto.hash('sha256', JSON.stringify(list), 'buffer').subarray(0, 6).toString('base64url');
+  ]);
 }
 
 /** A page's `next`: the last line's sort key and the hash of its list (`listHash`), base64url JSON. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
-import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
 import type { Environment, WebhookDeliveryStatus, WebhookPausedReason } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -436,7 +436,11 @@ export interface ListDeliveriesInput {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The delivery log, newest first, with each delivery's attempts; `nextCursor` for the next page. */
+/**
+ * The delivery log, newest first, with each delivery's attempts; `nextCursor` for the next page, bound
+ * to its list (the partner, environment, endpoint and status): given with other filters, it is
+ * refused (422 invalid_cursor) rather than skipping or repeating deliveries.
+ */
 export async function listDeliveries(
   deps: Pick<WebhookDeps, 'db'>,
   scope: WebhookScope & { partnerId: string },
@@ -454,7 +458,14 @@ export async function listDeliveries(
     });
   }
   if (input.endpointId !== undefined && !UUID.test(input.endpointId)) throw notFound(input.endpointId);
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'querystring:/cursor');
+  const list = listBinding([
+    'webhooks.deliveries',
+    scope.partnerId,
+    scope.environment ?? null,
+    input.endpointId ?? null,
+    input.status ?? null,
+  ]);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'querystring:/cursor', list);
   const rows = await repo.listDeliveries(
     deps.db,
     { partnerId: scope.partnerId, environment: scope.environment, endpointId: input.endpointId, status: input.status },
@@ -496,7 +507,7 @@ export async function listDeliveries(
       completedAt: iso(r.completed_at),
       attemptLog: byDelivery.get(r.id) ?? [],
     })),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id, list) : null,
   };
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeCursor, encodeCursor, oldestFirstPage, type Keyset } from '../../src/platform/cursor.ts';
+import type { DomainError } from '../../src/platform/errors.ts';
+import { decodeCursor, encodeCursor, listBinding, oldestFirstPage, type Keyset } from '../../src/platform/cursor.ts';
 
 const row = (ms: number, n: number): Keyset => ({
   at: new Date(ms),
@@ -28,11 +29,13 @@ describe('oldestFirstPage — a page never passes the commit horizon', () => {
     assert.deepEqual(decodeCursor(nextCursor!, '/cursor'), rows[0]);
   });
 
-  it('with nothing before the horizon, gives back the cursor it was given', () => {
-    const given = encodeCursor(new Date(0), row(0, 9).id);
-    const { page, nextCursor } = oldestFirstPage([row(7, 1)], keyOf, new Date(5), 10, given);
+  it('with nothing before the horizon, gives back the keyset it was given, bound to the list', () => {
+    const given = row(0, 9);
+    const list = listBinding(['a list']);
+    const { page, nextCursor } = oldestFirstPage([row(7, 1)], keyOf, new Date(5), 10, given, list);
     assert.deepEqual(page, []);
-    assert.equal(nextCursor, given);
+    assert.equal(nextCursor, encodeCursor(given.at, given.id, list));
+    assert.deepEqual(decodeCursor(nextCursor!, '/cursor', list), given);
   });
 
   it('on a first page with nothing before the horizon, a cursor from the start', () => {
@@ -57,5 +60,40 @@ describe('decodeCursor', () => {
       null,
     ])
       assert.throws(() => decodeCursor(forge(at), '/cursor'), { code: 'invalid_cursor' }, String(at));
+  });
+});
+
+describe('a cursor bound to its list (listBinding)', () => {
+  const key = row(Date.UTC(2026, 10, 27, 9, 0, 0, 1), 3);
+  const opened = listBinding(['flight.claims', 'p', 'sandbox', ['opened']]);
+  const paid = listBinding(['flight.claims', 'p', 'sandbox', ['paid']]);
+
+  it('is read back on its own list, and refused on another, saying the filters changed', () => {
+    assert.notEqual(opened, paid);
+    assert.equal(opened, listBinding(['flight.claims', 'p', 'sandbox', ['opened']]));
+    const cursor = encodeCursor(key.at, key.id, opened);
+    assert.deepEqual(decodeCursor(cursor, 'querystring:/cursor', opened), key);
+    assert.throws(
+      () => decodeCursor(cursor, 'querystring:/cursor', paid),
+      (error: DomainError) => {
+        assert.equal(error.code, 'invalid_cursor');
+        assert.match(error.detail, /filters changed/);
+        assert.deepEqual(error.extra.errors, [
+          { field: 'querystring:/cursor', code: 'invalid', message: 'is the next page of a list with other filters' },
+        ]);
+        return true;
+      },
+    );
+  });
+
+  it('one handed out before cursors were bound still continues the list asked for', () => {
+    assert.deepEqual(decodeCursor(encodeCursor(key.at, key.id), '/cursor', paid), key);
+  });
+
+  it('a malformed binding is no cursor of ours', () => {
+    const forged = Buffer.from(JSON.stringify([key.at.toISOString(), key.id, 7])).toString('base64url');
+    assert.throws(() => decodeCursor(forged, '/cursor', paid), { code: 'invalid_cursor' });
+    const long = Buffer.from(JSON.stringify([key.at.toISOString(), key.id, 'x'.repeat(400)])).toString('base64url');
+    assert.throws(() => decodeCursor(long, '/cursor'), { code: 'invalid_cursor' });
   });
 });
