@@ -55,7 +55,7 @@ export function limitsCommands(
   kit: CommandKit,
   extras: { now?: (() => Date) | undefined; defaultCapMajor?: number | undefined } = {},
 ): void {
-  const { group, leaf, run, db, actor } = kit;
+  const { group, leaf, run, db, actor, services } = kit;
   const now = extras.now ?? (() => new Date());
   const defaultCapMajor = extras.defaultCapMajor;
 
@@ -155,13 +155,15 @@ export function limitsCommands(
             throw new DomainError('validation_failed', 'The limit is not valid.', {
               errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number from 1 to 500' }],
             });
-          const filter = readExposureFilter(options);
+          const key = services().keys.lookup;
+          const filter = readExposureFilter(options, key);
           const { flights, next } = await highestExposures(db, {
             now: now(),
             environment: options.env,
             limit,
             defaultCapMajor,
             filter,
+            key,
           });
           // one line per flight: a flight sold in two currencies shows both totals, each against its own cap
           const each = (f: (typeof flights)[number], read: (c: (typeof f.currencies)[number]) => string) =>

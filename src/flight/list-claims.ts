@@ -11,7 +11,14 @@ import type { ClaimStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { commitHorizon, decodeCursor, listBinding, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
+import {
+  commitHorizon,
+  decodeCursor,
+  listBinding,
+  oldestFirstPage,
+  statusFilter,
+  type Keyset,
+} from '../platform/cursor.ts';
 
 export interface ClaimsQuery {
   /** Required unless contractNumber is given. */
@@ -68,17 +75,17 @@ export async function listPartnerClaims(
     contractId = contract.id;
   }
   const limit = q.limit ?? CLAIMS_PAGE.default;
-  const statuses = q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status];
-  const list = listBinding([
+  const statuses = statusFilter(q.status);
+  const list = listBinding(deps.keys.lookup, [
     'flight.claims',
     caller.partnerId,
     caller.environment,
     from?.toISODate() ?? null,
     to?.toISODate() ?? null,
     contractId ?? null,
-    statuses ? [...new Set(statuses)].sort() : null,
+    statuses ?? null,
   ]);
-  const given = q.cursor ? decodeCursor(q.cursor, '/cursor', list) : undefined;
+  const after = q.cursor ? decodeCursor(q.cursor, '/cursor', list) : undefined;
   const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await listClaims(deps.db, {
     partnerId: caller.partnerId,
@@ -87,10 +94,10 @@ export async function listPartnerClaims(
     toExclusive: to?.plus({ days: 1 }).toJSDate(),
     contractId,
     statuses,
-    after: given && keysetOf(given),
+    after: after && keysetOf(after),
     limit: limit + 1,
   });
-  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, given, list);
+  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, after, list);
   return { claims: page.map(claimView), nextCursor };
 }
 

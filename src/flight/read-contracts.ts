@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { listClaims, type ClaimListRow } from '../claims/index.ts';
 import { findWatchesOfFlight, type FlightWatch } from '../monitoring/index.ts';
-import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
+import { decodeCursor, encodeCursor, listBinding, statusFilter } from '../platform/cursor.ts';
 import { openField } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
@@ -136,15 +136,14 @@ export async function searchContracts(
       errors: [{ field: 'querystring:/limit', code: 'out_of_range', message: `must be 1 to ${CONTRACTS_PAGE.max}` }],
     });
   const booking = canonicalBookingReference(q.bookingReference ?? '');
-  const given = q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status];
-  const statuses = given?.filter((s) => CONTRACT_STATUSES.includes(s));
-  // hashed, the reference is no more in the cursor than in the query string it came with
-  const list = listBinding([
+  const statuses = statusFilter(q.status)?.filter((s) => CONTRACT_STATUSES.includes(s));
+  // keyed-hashed, as the reference is everywhere it is kept: no cursor gives it back
+  const list = listBinding(deps.keys.lookup, [
     'flight.contracts',
     caller.partnerId,
     caller.environment,
     booking || null,
-    statuses ? [...new Set(statuses)].sort() : null,
+    statuses ?? null,
     from?.toISODate() ?? null,
     to?.toISODate() ?? null,
   ]);

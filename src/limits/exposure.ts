@@ -359,8 +359,11 @@ export interface ExposureFilter {
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const realDate = (d: string) => DATE.test(d) && new Date(`${d}T00:00Z`).toISOString().slice(0, 10) === d;
 
-/** Reads the top list's filter and page; 422 validation_failed naming each field wrong. */
-export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
+/**
+ * Reads the top list's filter and page; 422 validation_failed naming each field wrong. `key`: the
+ * keyring's `lookup` key, which binds a page's `after` to its list (`listHash`).
+ */
+export function readExposureFilter(input: ExposureFilterInput, key: Buffer): ExposureFilter {
   const errors: FieldError[] = [];
   const given = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
   const currency = given(input.currency)?.toUpperCase();
@@ -385,7 +388,7 @@ export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
     errors.push({ field: '/after', code: 'invalid', message: 'is not the next page of this list' });
   // a cursor continues the list it was printed for: with other filters it would skip or repeat lines
   const environment = given(input.env);
-  if (read && errors.length === 0 && read.list !== listHash(environment, { currency, airline, fromDate, toDate }))
+  if (read && errors.length === 0 && read.list !== listHash(key, environment, { currency, airline, fromDate, toDate }))
     errors.push({
       field: '/after',
       code: 'invalid',
@@ -396,14 +399,17 @@ export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
 }
 
 /**
- * Which list a cursor belongs to: the `listBinding` (platform/cursor.ts) of its environment and
- * filter, as read (upper-cased, trimmed) — the one mechanism every list's cursor is bound with.
+ * Which list a cursor belongs to: the `listBinding` (platform/cursor.ts, keyed with `key`) of its
+ * environment and filter, as read (upper-cased, trimmed) — the one mechanism every list's cursor is
+ * bound with. An `after` printed before the binding was keyed (2026-11-27) is refused as another
+ * list's: the operator starts again from the first page (these pages are read at once, not kept).
  */
 function listHash(
+  key: Buffer,
   environment: string | undefined,
   filter: Pick<ExposureFilter, 'currency' | 'airline' | 'fromDate' | 'toDate'>,
 ): string {
-  return listBinding([
+  return listBinding(key, [
     environment ?? null,
     filter.currency ?? null,
     filter.airline ?? null,
@@ -448,6 +454,8 @@ export async function highestExposures(
     limit?: number | undefined;
     defaultCapMajor?: number | undefined;
     filter?: ExposureFilter | undefined;
+    /** The keyring's `lookup` key, binding `next` to its list (as `readExposureFilter` reads it). */
+    key: Buffer;
   },
 ): Promise<ExposurePage> {
   const { flights, next } = await repo.topExposures(db, {
@@ -476,6 +484,6 @@ export async function highestExposures(
         currencies,
       };
     }),
-    next: next && cursorText(next, listHash(options.environment, options.filter ?? {})),
+    next: next && cursorText(next, listHash(options.key, options.environment, options.filter ?? {})),
   };
 }

@@ -15,18 +15,44 @@ export interface Keyset {
 }
 
 /**
- * Which list a cursor belongs to: a short hash (48 bits, base64url) of everything that chooses the
- * list's rows and their order — the caller's partner and environment, then each filter normalised as
- * the list reads it (trimmed, upper-cased, statuses sorted; absent: null), in a fixed order. The page
- * size is not part of it (a keyset continues at any size). Not a secret: it only tells a page of
- * another list (other filters, another key's partner or environment) from one of this list, whose rows
- * a keyset taken elsewhere would skip or repeat. Every public list's cursor carries one
- * (`encodeCursor`, `decodeCursor`); the console's exposure list (limits/exposure.ts) hashes its filter
- * with it too.
+ * Which list a cursor belongs to: a short keyed hash (HMAC-SHA256 under `key`, the keyring's `lookup`
+ * key, cut to 48 bits, base64url) of everything that chooses the list's rows and their order — the
+ * list's name, the caller's partner and environment, then each filter normalised as the list reads it
+ * (trimmed, upper-cased, statuses by `statusFilter`; absent: null), in a fixed order. The page size is
+ * not part of it (a keyset continues at any size). Keyed because a filter may be personal data (GET
+ * /contracts' booking reference, sealed and keyed-hashed everywhere else: a plain hash of a 6-character
+ * reference is reversed by trying them all) and so that no one outside forges a binding. It tells a
+ * page of another list (other filters, another key's partner or environment) from one of this list,
+ * whose rows a keyset taken elsewhere would skip or repeat. The lookup key derives from the current
+ * master key: a master key rotation ends the cursors handed out before it (422, start again). Every
+ * public list's cursor carries one (`encodeCursor`, `decodeCursor`); the console's and CLI's exposure
+ * list (limits/exposure.ts) binds its cursor with it too.
  */
-export function listBinding(list: readonly unknown[]): string {
-  return crypto.hash('sha256', JSON.stringify(list), 'buffer').subarray(0, 6).toString('base64url');
+export function listBinding(key: Buffer, list: readonly unknown[]): string {
+  return crypto
+    .createHmac('sha256', key)
+    .update(`list-binding:${JSON.stringify(list)}`)
+    .digest()
+    .subarray(0, 6)
+    .toString('base64url');
 }
+
+/**
+ * A list's status filter as asked (one status, several, or none): de-duplicated and sorted, so the
+ * same statuses in any order or repeated are one list (`listBinding`) and one query.
+ */
+export function statusFilter<S extends string>(status: S | readonly S[] | undefined): S[] | undefined {
+  if (status === undefined) return undefined;
+  return [...new Set(typeof status === 'string' ? [status] : status)].sort();
+}
+
+/**
+ * Cursors handed out before cursors were bound carry no binding; they keep going on until this
+ * instant, the release that binds them (docs/DECISIONS.md "Cursors are bound to their list"). An
+ * unbound cursor whose keyset instant is at or after it cannot be one handed out before the release —
+ * it is a bound cursor stripped of its binding, which would continue another list — and is refused.
+ */
+export const UNBOUND_CURSORS_BEFORE = new Date('2026-11-28T00:00:00.000Z');
 
 /** `list`: the `listBinding` of the list the cursor is handed out for (none: an unbound cursor). */
 export function encodeCursor(at: Date, id: string, list?: string): string {
@@ -53,8 +79,9 @@ const BINDING = /^[A-Za-z0-9_-]{8}$/;
  * `field` names where the cursor came from, for the 422 (e.g. "/cursor", "querystring:/cursor").
  * `list`, the `listBinding` of the list asked for: a cursor bound to another list is refused
  * (`invalid_cursor`, saying the filters changed). A cursor bound to none — handed out before cursors
- * were bound (2026-11-27) — still continues the list asked for (the next one handed out is bound), as
- * it did then: docs/DECISIONS.md "Cursors are bound to their list". Without `list` (the operators'
+ * were bound — still continues the list asked for (the next one handed out is bound), as it did then,
+ * when its instant is before `UNBOUND_CURSORS_BEFORE`; from then on it is no cursor this API returned
+ * (refused): docs/DECISIONS.md "Cursors are bound to their list". Without `list` (the operators'
  * lists, which bind nothing), any well-formed cursor is read.
  */
 export function decodeCursor(cursor: string, field: string, list?: string): Keyset {
@@ -75,6 +102,8 @@ export function decodeCursor(cursor: string, field: string, list?: string): Keys
   } catch {
     // not ours: refused below
   }
+  // a bound list's unbound cursor is one handed out before the release, or one stripped of its binding
+  if (read && list !== undefined && read.list === undefined && read.at >= UNBOUND_CURSORS_BEFORE) read = undefined;
   if (!read)
     throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', {
       errors: [{ field, code: 'invalid', message: 'invalid cursor' }],

@@ -47,7 +47,7 @@ export async function searchPolicies(
       ],
     });
   const today = todayOf(deps.now());
-  const list = listBinding([
+  const list = listBinding(deps.keys.lookup, [
     'policies.search',
     caller.partnerId,
     caller.environment,
@@ -57,7 +57,7 @@ export async function searchPolicies(
     q.effectiveFrom ?? null,
     q.effectiveTo ?? null,
   ]);
-  const given = q.cursor ? decodeCursor(q.cursor, 'querystring:/cursor', list) : undefined;
+  const after = q.cursor ? decodeCursor(q.cursor, 'querystring:/cursor', list) : undefined;
   const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await search(deps.db, caller, {
     externalReference: q.externalReference,
@@ -66,10 +66,10 @@ export async function searchPolicies(
     effectiveFrom: q.effectiveFrom,
     effectiveTo: q.effectiveTo,
     today,
-    after: given && keysetOf(given),
+    after: after && keysetOf(after),
     limit: limit + 1,
   });
-  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, given, list);
+  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, after, list);
   return { policies: await answerPolicies(deps, deps.db, page, today), nextCursor };
 }
 

@@ -442,7 +442,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * refused (422 invalid_cursor) rather than skipping or repeating deliveries.
  */
 export async function listDeliveries(
-  deps: Pick<WebhookDeps, 'db'>,
+  deps: Pick<WebhookDeps, 'db' | 'keys'>,
   scope: WebhookScope & { partnerId: string },
   input: ListDeliveriesInput = {},
 ): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
@@ -458,11 +458,12 @@ export async function listDeliveries(
     });
   }
   if (input.endpointId !== undefined && !UUID.test(input.endpointId)) throw notFound(input.endpointId);
-  const list = listBinding([
+  const list = listBinding(deps.keys.lookup, [
     'webhooks.deliveries',
     scope.partnerId,
     scope.environment ?? null,
-    input.endpointId ?? null,
+    // read in any case (UUID) and compared as a uuid: one endpoint, one list
+    input.endpointId?.toLowerCase() ?? null,
     input.status ?? null,
   ]);
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'querystring:/cursor', list);
@@ -478,15 +479,15 @@ export async function listDeliveries(
   );
   const byDelivery = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
-    const list = byDelivery.get(a.delivery_id) ?? [];
-    list.push({
+    const log = byDelivery.get(a.delivery_id) ?? [];
+    log.push({
       attempt: a.attempt,
       at: a.at.toISOString(),
       statusCode: a.status_code,
       durationMs: a.duration_ms,
       error: a.error,
     });
-    byDelivery.set(a.delivery_id, list);
+    byDelivery.set(a.delivery_id, log);
   }
   const last = page.at(-1);
   return {

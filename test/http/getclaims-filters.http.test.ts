@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import {
   allClaims,
   buildTestApp,
@@ -115,12 +116,21 @@ describe('POST /getclaims — one contract without dates, filters by status', ()
       [...page1.body.claims, ...next.body.claims].map((c: { contractNumber: string }) => c.contractNumber).sort(),
       [first.contractNumber, second.contractNumber].sort(),
     );
-    // a cursor handed out before cursors were bound (no binding) still goes on, and the next is bound
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as string[];
-    const unbound = Buffer.from(JSON.stringify([at, id])).toString('base64url');
-    const old = await post(t.app, `${FLIGHT}/getclaims`, { ...asked, limit: 10, cursor: unbound }, a.auth);
+    // a cursor handed out before cursors were bound (no binding, an instant before the release) still
+    // goes on: this one, at the start, reads the whole list
+    const unbound = (at: Date) =>
+      Buffer.from(JSON.stringify([at.toISOString(), '00000000-0000-0000-0000-000000000000'])).toString('base64url');
+    const old = await post(t.app, `${FLIGHT}/getclaims`, { ...asked, limit: 10, cursor: unbound(new Date(0)) }, a.auth);
     assert.equal(old.status, 200, JSON.stringify(old.body));
-    assert.deepEqual(old.body.claims, next.body.claims);
+    assert.deepEqual(old.body.claims, [...page1.body.claims, ...next.body.claims]);
+    // one at the release or after is a bound cursor stripped of its binding: refused
+    const stripped = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { ...asked, cursor: unbound(UNBOUND_CURSORS_BEFORE) },
+      a.auth,
+    );
+    assert.deepEqual([stripped.status, stripped.body.code], [422, 'invalid_cursor'], JSON.stringify(stripped.body));
   });
 
   it('asks for the dates when no contract is named, and refuses an unknown status', async () => {

@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { DomainError } from '../../src/platform/errors.ts';
-import { decodeCursor, encodeCursor, listBinding, oldestFirstPage, type Keyset } from '../../src/platform/cursor.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  listBinding,
+  oldestFirstPage,
+  statusFilter,
+  UNBOUND_CURSORS_BEFORE,
+  type Keyset,
+} from '../../src/platform/cursor.ts';
+
+const SERVER_KEY = Buffer.alloc(32, 7);
 
 const row = (ms: number, n: number): Keyset => ({
   at: new Date(ms),
@@ -31,7 +42,7 @@ describe('oldestFirstPage — a page never passes the commit horizon', () => {
 
   it('with nothing before the horizon, gives back the keyset it was given, bound to the list', () => {
     const given = row(0, 9);
-    const list = listBinding(['a list']);
+    const list = listBinding(SERVER_KEY, ['a list']);
     const { page, nextCursor } = oldestFirstPage([row(7, 1)], keyOf, new Date(5), 10, given, list);
     assert.deepEqual(page, []);
     assert.equal(nextCursor, encodeCursor(given.at, given.id, list));
@@ -65,12 +76,12 @@ describe('decodeCursor', () => {
 
 describe('a cursor bound to its list (listBinding)', () => {
   const key = row(Date.UTC(2026, 10, 27, 9, 0, 0, 1), 3);
-  const opened = listBinding(['flight.claims', 'p', 'sandbox', ['opened']]);
-  const paid = listBinding(['flight.claims', 'p', 'sandbox', ['paid']]);
+  const opened = listBinding(SERVER_KEY, ['flight.claims', 'p', 'sandbox', ['opened']]);
+  const paid = listBinding(SERVER_KEY, ['flight.claims', 'p', 'sandbox', ['paid']]);
 
   it('is read back on its own list, and refused on another, saying the filters changed', () => {
     assert.notEqual(opened, paid);
-    assert.equal(opened, listBinding(['flight.claims', 'p', 'sandbox', ['opened']]));
+    assert.equal(opened, listBinding(SERVER_KEY, ['flight.claims', 'p', 'sandbox', ['opened']]));
     const cursor = encodeCursor(key.at, key.id, opened);
     assert.deepEqual(decodeCursor(cursor, 'querystring:/cursor', opened), key);
     assert.throws(
@@ -86,8 +97,37 @@ describe('a cursor bound to its list (listBinding)', () => {
     );
   });
 
-  it('one handed out before cursors were bound still continues the list asked for', () => {
+  it('one handed out before cursors were bound still continues the list asked for, until the release', () => {
     assert.deepEqual(decodeCursor(encodeCursor(key.at, key.id), '/cursor', paid), key);
+    const justBefore = new Date(UNBOUND_CURSORS_BEFORE.getTime() - 1);
+    assert.deepEqual(decodeCursor(encodeCursor(justBefore, key.id), '/cursor', paid), { at: justBefore, id: key.id });
+    // a cursor of a row written since is bound: stripped of its binding, it is no cursor this API returned
+    for (const at of [UNBOUND_CURSORS_BEFORE, new Date(UNBOUND_CURSORS_BEFORE.getTime() + 86_400_000)])
+      assert.throws(
+        () => decodeCursor(encodeCursor(at, key.id), '/cursor', paid),
+        { code: 'invalid_cursor', detail: 'The cursor is not one this API returned.' },
+        at.toISOString(),
+      );
+    // the operators' lists bind nothing: any well-formed cursor
+    assert.deepEqual(decodeCursor(encodeCursor(UNBOUND_CURSORS_BEFORE, key.id), '/cursor'), {
+      at: UNBOUND_CURSORS_BEFORE,
+      id: key.id,
+    });
+  });
+
+  it('is keyed: another server key, or no key, gives another binding', () => {
+    const list = ['flight.contracts', 'p', 'sandbox', 'ABC123', null, null, null];
+    assert.notEqual(listBinding(SERVER_KEY, list), listBinding(Buffer.alloc(32, 8), list));
+    // not the plain hash a 6-character booking reference could be recovered from
+    const plain = crypto.hash('sha256', JSON.stringify(list), 'buffer').subarray(0, 6).toString('base64url');
+    assert.notEqual(listBinding(SERVER_KEY, list), plain);
+    assert.match(listBinding(SERVER_KEY, list), /^[A-Za-z0-9_-]{8}$/);
+  });
+
+  it('reads statuses as one set: repeated or in another order, the same filter', () => {
+    assert.deepEqual(statusFilter(['paid', 'opened', 'paid']), ['opened', 'paid']);
+    assert.deepEqual(statusFilter('paid'), ['paid']);
+    assert.equal(statusFilter(undefined), undefined);
   });
 
   it('a malformed binding is no cursor of ours', () => {
