@@ -16,6 +16,7 @@ import {
   type StopSaleListing,
 } from '../limits/index.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -53,7 +54,12 @@ const stopSaleJson = (s: StopSale) => ({
 
 export function limitsCommands(
   kit: CommandKit,
-  extras: { now?: (() => Date) | undefined; defaultCapMajor?: number | undefined } = {},
+  extras: {
+    now?: (() => Date) | undefined;
+    defaultCapMajor?: number | undefined;
+    /** The keyring: its `lookup` key binds `limits flights`' `--after` to its list (none: `services()` says it is missing). */
+    keys?: Keyring | undefined;
+  } = {},
 ): void {
   const { group, leaf, run, db, actor, services } = kit;
   const now = extras.now ?? (() => new Date());
@@ -155,7 +161,7 @@ export function limitsCommands(
             throw new DomainError('validation_failed', 'The limit is not valid.', {
               errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number from 1 to 500' }],
             });
-          const key = services().keys.lookup;
+          const key = (extras.keys ?? services().keys).lookup;
           const filter = readExposureFilter(options, key);
           const { flights, next } = await highestExposures(db, {
             now: now(),
