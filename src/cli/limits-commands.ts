@@ -16,6 +16,7 @@ import {
   type StopSaleListing,
 } from '../limits/index.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -53,9 +54,14 @@ const stopSaleJson = (s: StopSale) => ({
 
 export function limitsCommands(
   kit: CommandKit,
-  extras: { now?: (() => Date) | undefined; defaultCapMajor?: number | undefined } = {},
+  extras: {
+    now?: (() => Date) | undefined;
+    defaultCapMajor?: number | undefined;
+    /** The keyring: its `lookup` key binds `limits flights`' `--after` to its list (none: `services()` says it is missing). */
+    keys?: Keyring | undefined;
+  } = {},
 ): void {
-  const { group, leaf, run, db, actor } = kit;
+  const { group, leaf, run, db, actor, services } = kit;
   const now = extras.now ?? (() => new Date());
   const defaultCapMajor = extras.defaultCapMajor;
 
@@ -155,13 +161,15 @@ export function limitsCommands(
             throw new DomainError('validation_failed', 'The limit is not valid.', {
               errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number from 1 to 500' }],
             });
-          const filter = readExposureFilter(options);
+          const key = (extras.keys ?? services().keys).lookup;
+          const filter = readExposureFilter(options, key);
           const { flights, next } = await highestExposures(db, {
             now: now(),
             environment: options.env,
             limit,
             defaultCapMajor,
             filter,
+            key,
           });
           // one line per flight: a flight sold in two currencies shows both totals, each against its own cap
           const each = (f: (typeof flights)[number], read: (c: (typeof f.currencies)[number]) => string) =>

@@ -156,7 +156,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // risk model: fit, evaluate, predict on files (no database); its versions in the database
   riskVersionCommands(kit, riskCommands(kit));
   // limits on accumulation: caps, exposure, stop-sales
-  limitsCommands(kit, { now: io.now, defaultCapMajor: io.config?.flightCapDefault });
+  limitsCommands(kit, { now: io.now, defaultCapMajor: io.config?.flightCapDefault, keys: io.keys });
   // rate limits per partner and operation class
   rateLimitsCommands(kit, io.config?.rateLimits ?? DEFAULT_RATE_LIMITS);
   // master encryption key: status, rotate, add (src/cli/master-key-commands.ts)

@@ -237,7 +237,7 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
             limit = Number(options.limit);
           }
           const page = await listDeliveries(
-            { db },
+            { db, keys: services().keys },
             { actor, partnerId: partner.id, environment: options.env },
             { limit, cursor: options.cursor, endpointId: options.endpoint, status: options.status },
           );

@@ -11,7 +11,14 @@ import type { ClaimStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { commitHorizon, decodeCursor, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
+import {
+  commitHorizon,
+  decodeCursor,
+  listBinding,
+  oldestFirstPage,
+  statusFilter,
+  type Keyset,
+} from '../platform/cursor.ts';
 
 export interface ClaimsQuery {
   /** Required unless contractNumber is given. */
@@ -51,7 +58,9 @@ export const CLAIMS_PAGE = { default: 50, max: 200, maxRangeDays: 366 } as const
  * contract (dates then optional), optionally in some statuses, oldest first, paginated with an
  * opaque cursor. A page stops at the commit horizon (platform/cursor.ts): a claim still being written
  * by an open transaction is never passed over, so following nextCursor sees every claim once, including
- * those committed while paging; nextCursor is null only when no claim was left to read.
+ * those committed while paging; nextCursor is null only when no claim was left to read. A cursor is
+ * bound to its list (the key's partner and environment, the dates, contract and statuses): given with
+ * other filters, it is refused (422 invalid_cursor) rather than skipping or repeating claims.
  */
 export async function listPartnerClaims(
   deps: FlightDeps,
@@ -66,7 +75,17 @@ export async function listPartnerClaims(
     contractId = contract.id;
   }
   const limit = q.limit ?? CLAIMS_PAGE.default;
-  const after = q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined;
+  const statuses = statusFilter(q.status);
+  const list = listBinding(deps.keys.lookup, [
+    'flight.claims',
+    caller.partnerId,
+    caller.environment,
+    from?.toISODate() ?? null,
+    to?.toISODate() ?? null,
+    contractId ?? null,
+    statuses ?? null,
+  ]);
+  const after = q.cursor ? decodeCursor(q.cursor, '/cursor', list) : undefined;
   const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await listClaims(deps.db, {
     partnerId: caller.partnerId,
@@ -74,11 +93,11 @@ export async function listPartnerClaims(
     from: from?.toJSDate(),
     toExclusive: to?.plus({ days: 1 }).toJSDate(),
     contractId,
-    statuses: q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status],
-    after,
+    statuses,
+    after: after && keysetOf(after),
     limit: limit + 1,
   });
-  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);
+  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, after, list);
   return { claims: page.map(claimView), nextCursor };
 }
 

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { listClaims, type ClaimListRow } from '../claims/index.ts';
 import { findWatchesOfFlight, type FlightWatch } from '../monitoring/index.ts';
-import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import { decodeCursor, encodeCursor, listBinding, statusFilter } from '../platform/cursor.ts';
 import { openField } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
@@ -115,7 +115,9 @@ export async function readContract(
 
 /**
  * GET /contracts: the caller's contracts, newest first, by booking reference, status and the days
- * they were subscribed on, paginated with an opaque cursor.
+ * they were subscribed on, paginated with an opaque cursor. A cursor is bound to its list (the key's
+ * partner and environment, every filter as read): given with other filters, it is refused (422
+ * invalid_cursor) rather than skipping or repeating contracts.
  */
 export async function searchContracts(
   deps: FlightDeps,
@@ -134,13 +136,23 @@ export async function searchContracts(
       errors: [{ field: 'querystring:/limit', code: 'out_of_range', message: `must be 1 to ${CONTRACTS_PAGE.max}` }],
     });
   const booking = canonicalBookingReference(q.bookingReference ?? '');
-  const statuses = q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status];
+  const statuses = statusFilter(q.status)?.filter((s) => CONTRACT_STATUSES.includes(s));
+  // keyed-hashed, as the reference is everywhere it is kept: no cursor gives it back
+  const list = listBinding(deps.keys.lookup, [
+    'flight.contracts',
+    caller.partnerId,
+    caller.environment,
+    booking || null,
+    statuses ?? null,
+    from?.toISODate() ?? null,
+    to?.toISODate() ?? null,
+  ]);
   const rows = await contracts.searchContracts(deps.db, caller, {
     bookingReferenceHashes: booking ? bookingReferenceHashes(deps.keys.encryption, booking) : undefined,
-    statuses: statuses?.filter((s) => CONTRACT_STATUSES.includes(s)),
+    statuses,
     createdFrom: from?.toJSDate(),
     createdBefore: to?.plus({ days: 1 }).toJSDate(),
-    before: q.cursor ? keyset(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined,
+    before: q.cursor ? keyset(decodeCursor(q.cursor, 'querystring:/cursor', list)) : undefined,
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
@@ -157,7 +169,7 @@ export async function searchContracts(
         legs.filter((l) => l.contract_id === r.id),
       ),
     ),
-    nextCursor: rows.length > limit && last ? encodeCursor(new Date(last.created_at.getTime()), last.id) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor(new Date(last.created_at.getTime()), last.id, list) : null,
   };
 }
 

@@ -1,5 +1,6 @@
 import { findClaims } from '../claims/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
+import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { BearerError } from '../platform/auth.ts';
 import type { OperatorCaller } from '../platform/operator-tokens.ts';
@@ -29,10 +30,14 @@ export interface FlightEventRequest {
  * POST /claims with a partner key: a partner rehearsing the claim flow reports what happened to a
  * flight, and the platform opens the claims of that partner's own active contracts on it, by the
  * same rules (and the same code) as the flight monitoring. Sandbox and preproduction only: in
- * production only the platform's monitoring and its operators report flight events.
+ * production only the platform's monitoring and its operators report flight events. Runs in `trx`,
+ * the request's transaction under its Idempotency-Key (`replyIdempotent`): reporting again opens
+ * nothing more and answers no claim opened, so a retry whose first answer was lost replays that
+ * answer rather than this one.
  */
 export async function reportFlightEvent(
   deps: FlightDeps,
+  trx: Trx,
   caller: Caller,
   input: FlightEventRequest,
 ): Promise<{ claimsOpened: ClaimView[] }> {
@@ -54,30 +59,27 @@ export async function reportFlightEvent(
   const delay = checkEvent(input);
   // the flight however the legs spell it (AF006 ≡ AF6, docs/monitoring.md#designators), as the
   // monitoring and the operators' events find it: one transaction for all its spellings
-  const opened = await deps.db.transaction().execute(async (trx) => {
-    const flightNumbers = await flightSpellings(trx, caller.environment, input.flightNumber, input.departureDate);
-    const bySpelling = await openClaimsUnderSpellings(
-      trx,
-      deps.jobs,
-      flightNumbers,
-      {
-        environment: caller.environment,
-        partnerId: caller.partnerId,
-        departureDate: input.departureDate,
-        status: input.status,
-        arrivalDelayMinutes: delay,
-        source: 'partner_report',
-        evidence: { reportedBy: caller.actor },
-      },
-      caller.actor,
-      deps.now(),
-    );
-    return [...bySpelling.values()].flat();
-  });
+  const flightNumbers = await flightSpellings(trx, caller.environment, input.flightNumber, input.departureDate);
+  const bySpelling = await openClaimsUnderSpellings(
+    trx,
+    deps.jobs,
+    flightNumbers,
+    {
+      environment: caller.environment,
+      partnerId: caller.partnerId,
+      departureDate: input.departureDate,
+      status: input.status,
+      arrivalDelayMinutes: delay,
+      source: 'partner_report',
+      evidence: { reportedBy: caller.actor },
+    },
+    caller.actor,
+    deps.now(),
+  );
   const rows = await findClaims(
-    deps.db,
+    trx,
     caller,
-    opened.map((c) => c.id),
+    [...bySpelling.values()].flat().map((c) => c.id),
   );
   return { claimsOpened: rows.map(claimView) };
 }

@@ -1,13 +1,15 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
+import { DomainError } from '../platform/errors.ts';
 import { named, problemResponses, withExample } from '../platform/openapi.ts';
 import {
   callerOf,
   IdempotencyHeader,
+  idempotencyKeyOf,
   replyIdempotent,
   securePartnerApi,
   type OperatorAuthenticator,
@@ -229,6 +231,7 @@ export function flightDelayRoutes(
         operationId: 'reportFlightEvent',
         summary: 'Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)',
         description: REPORT_FLIGHT_EVENT_DESCRIPTION,
+        headers: IdempotencyHeader,
         body: S.FlightEventRequest,
         response: {
           200: withExample(S.FlightEventResponse, EX.reportFlightEvent),
@@ -236,10 +239,17 @@ export function flightDelayRoutes(
         },
       },
       config: { operatorAccess: true },
-      handler: async (request) =>
-        request.operator
-          ? reportFlightEventAsOperator(deps, request.operator, request.body)
-          : reportFlightEvent(deps, callerOf(request), request.body),
+      handler: async (request, reply) => {
+        if (request.operator) {
+          refuseOperatorIdempotencyKey(request);
+          return reportFlightEventAsOperator(deps, request.operator, request.body);
+        }
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.report_event',
+          status: 200,
+          run: (trx, caller) => reportFlightEvent(deps, trx, caller, request.body),
+        });
+      },
     });
 
     app.get('/contracts/:contractNumber', {
@@ -410,4 +420,22 @@ export function flightDelayRoutes(
       });
     }
   };
+}
+
+/**
+ * An operator's flight event has no partner to keep an Idempotency-Key under (keys are per partner
+ * and environment): refused rather than ignored, so no operator believes a retry is replayed. A
+ * repeated event opens nothing twice (one live claim per leg) and answers none opened.
+ */
+function refuseOperatorIdempotencyKey(request: FastifyRequest): void {
+  if (idempotencyKeyOf(request) !== undefined)
+    throw new DomainError('validation_failed', 'Idempotency-Key is for partner keys; an operator token sends none.', {
+      errors: [
+        {
+          field: 'header:Idempotency-Key',
+          code: 'not_allowed',
+          message: 'not with an operator token: a repeated event opens nothing twice',
+        },
+      ],
+    });
 }

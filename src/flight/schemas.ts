@@ -677,7 +677,13 @@ export const ClaimsRequest = Type.Object(
         description: 'Only the claims in this status, or in one of these statuses.',
       }),
     ),
-    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          'nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor).',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CLAIMS_PAGE.max, default: CLAIMS_PAGE.default })),
   },
   {
@@ -972,7 +978,13 @@ export const ContractSearchQuery = Type.Object(
         description: 'Last day (inclusive, UTC) on which the contracts were subscribed.',
       }),
     ),
-    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          'nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor).',
+      }),
+    ),
     limit: Type.Optional(
       PageLimit(
         { min: 1, max: CONTRACTS_PAGE.max },

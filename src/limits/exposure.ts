@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
-import { cursorInstant } from '../platform/cursor.ts';
+import { cursorInstant, listBinding } from '../platform/cursor.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { amountOrError, currencyError } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
@@ -360,8 +359,11 @@ export interface ExposureFilter {
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const realDate = (d: string) => DATE.test(d) && new Date(`${d}T00:00Z`).toISOString().slice(0, 10) === d;
 
-/** Reads the top list's filter and page; 422 validation_failed naming each field wrong. */
-export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
+/**
+ * Reads the top list's filter and page; 422 validation_failed naming each field wrong. `key`: the
+ * keyring's `lookup` key, which binds a page's `after` to its list (`listHash`).
+ */
+export function readExposureFilter(input: ExposureFilterInput, key: Buffer): ExposureFilter {
   const errors: FieldError[] = [];
   const given = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
   const currency = given(input.currency)?.toUpperCase();
@@ -386,7 +388,7 @@ export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
     errors.push({ field: '/after', code: 'invalid', message: 'is not the next page of this list' });
   // a cursor continues the list it was printed for: with other filters it would skip or repeat lines
   const environment = given(input.env);
-  if (read && errors.length === 0 && read.list !== listHash(environment, { currency, airline, fromDate, toDate }))
+  if (read && errors.length === 0 && read.list !== listHash(key, environment, { currency, airline, fromDate, toDate }))
     errors.push({
       field: '/after',
       code: 'invalid',
@@ -397,21 +399,23 @@ export function readExposureFilter(input: ExposureFilterInput): ExposureFilter {
 }
 
 /**
- * Which list a cursor belongs to: a short hash of its environment and filter, as read (upper-cased,
- * trimmed). Not a secret — it only tells a page of another list from one of this list.
+ * Which list a cursor belongs to: the `listBinding` (platform/cursor.ts, keyed with `key`) of its
+ * environment and filter, as read (upper-cased, trimmed) — the one mechanism every list's cursor is
+ * bound with. An `after` printed before the binding was keyed (2026-11-27) is refused as another
+ * list's: the operator starts again from the first page (these pages are read at once, not kept).
  */
 function listHash(
+  key: Buffer,
   environment: string | undefined,
   filter: Pick<ExposureFilter, 'currency' | 'airline' | 'fromDate' | 'toDate'>,
 ): string {
-  const list = [
+  return listBinding(key, [
     environment ?? null,
     filter.currency ?? null,
     filter.airline ?? null,
     filter.fromDate ?? null,
     filter.toDate ?? null,
-  ];
-  return crypto.hash('sha256', JSON.stringify(list), 'buffer').subarray(0, 6).toString('base64url');
+  ]);
 }
 
 /** A page's `next`: the last line's sort key and the hash of its list (`listHash`), base64url JSON. */
@@ -450,6 +454,8 @@ export async function highestExposures(
     limit?: number | undefined;
     defaultCapMajor?: number | undefined;
     filter?: ExposureFilter | undefined;
+    /** The keyring's `lookup` key, binding `next` to its list (as `readExposureFilter` reads it). */
+    key: Buffer;
   },
 ): Promise<ExposurePage> {
   const { flights, next } = await repo.topExposures(db, {
@@ -478,6 +484,6 @@ export async function highestExposures(
         currencies,
       };
     }),
-    next: next && cursorText(next, listHash(options.environment, options.filter ?? {})),
+    next: next && cursorText(next, listHash(options.key, options.environment, options.filter ?? {})),
   };
 }

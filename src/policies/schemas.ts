@@ -432,7 +432,13 @@ export const SearchQuery = Type.Object(
     product: Type.Optional(StringEnum(PRODUCTS, { description: 'Only policies of this product.', examples: ['home'] })),
     effectiveFrom: Type.Optional(DateField('Only policies effective on or after this day', '2026-12-01')),
     effectiveTo: Type.Optional(DateField('Only policies effective on or before this day', '2026-12-31')),
-    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          'nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor).',
+      }),
+    ),
     limit: Type.Optional(
       PageLimit(POLICY_PAGE, {
         description: `Page size, ${POLICY_PAGE.min}-${POLICY_PAGE.max} (default ${POLICY_PAGE.default}).`,

@@ -3,7 +3,7 @@ import type { PolicyDeps } from './deps.ts';
 import { searchPolicies as search, type Scope } from './policies-repo.ts';
 import { POLICY_PAGE, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
 import { answerPolicies } from './policy-answer.ts';
-import { commitHorizon, decodeCursor, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
+import { commitHorizon, decodeCursor, listBinding, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
 
 export interface PolicyQuery {
   externalReference?: string | undefined;
@@ -20,6 +20,8 @@ export interface PolicyQuery {
  * GET /policies: the caller's policies matching the filters, oldest first, paginated with an opaque
  * cursor (the created_at and id of the last policy returned: nothing is skipped or repeated). A page
  * stops at the commit horizon (platform/cursor.ts), so a policy committed while paging is not passed over.
+ * A cursor is bound to its list (the key's partner and environment, every filter): given with other
+ * filters, it is refused (422 invalid_cursor) rather than skipping or repeating policies.
  */
 export async function searchPolicies(
   deps: PolicyDeps,
@@ -45,7 +47,17 @@ export async function searchPolicies(
       ],
     });
   const today = todayOf(deps.now());
-  const after = q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined;
+  const list = listBinding(deps.keys.lookup, [
+    'policies.search',
+    caller.partnerId,
+    caller.environment,
+    q.externalReference ?? null,
+    q.status ?? null,
+    q.product ?? null,
+    q.effectiveFrom ?? null,
+    q.effectiveTo ?? null,
+  ]);
+  const after = q.cursor ? decodeCursor(q.cursor, 'querystring:/cursor', list) : undefined;
   const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await search(deps.db, caller, {
     externalReference: q.externalReference,
@@ -54,10 +66,10 @@ export async function searchPolicies(
     effectiveFrom: q.effectiveFrom,
     effectiveTo: q.effectiveTo,
     today,
-    after,
+    after: after && keysetOf(after),
     limit: limit + 1,
   });
-  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);
+  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, after, list);
   return { policies: await answerPolicies(deps, deps.db, page, today), nextCursor };
 }
 

@@ -144,7 +144,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
 async function loadLimits(deps: WebDeps, query: Partial<LimitsQueryType>): Promise<LimitsView> {
   const now = deps.now();
   const environment = query.env === '' ? undefined : query.env;
-  const filter = readExposureFilter(query);
+  const filter = readExposureFilter(query, deps.keys.lookup);
   const stopsShown = query.stops ?? 'inForce';
   const [caps, page, stops] = await Promise.all([
     listCaps(deps.db, deps.config.flightCapDefault),
@@ -154,6 +154,7 @@ async function loadLimits(deps: WebDeps, query: Partial<LimitsQueryType>): Promi
       limit: EXPOSURE_PAGE,
       defaultCapMajor: deps.config.flightCapDefault,
       filter,
+      key: deps.keys.lookup,
     }),
     listStopSales(deps.db, { now, state: stopsShown }),
   ]);

@@ -164,7 +164,13 @@ const DeliveriesQuery = Type.Object(
         { examples: ['failed'] },
       ),
     ),
-    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          'nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor).',
+      }),
+    ),
     limit: Type.Optional(
       PageLimit({ min: 1, max: 100 }, { description: 'Deliveries per page, 1 to 100 (default 20).', examples: ['20'] }),
     ),

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
-import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
 import type { Environment, WebhookDeliveryStatus, WebhookPausedReason } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -436,9 +436,13 @@ export interface ListDeliveriesInput {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The delivery log, newest first, with each delivery's attempts; `nextCursor` for the next page. */
+/**
+ * The delivery log, newest first, with each delivery's attempts; `nextCursor` for the next page, bound
+ * to its list (the partner, environment, endpoint and status): given with other filters, it is
+ * refused (422 invalid_cursor) rather than skipping or repeating deliveries.
+ */
 export async function listDeliveries(
-  deps: Pick<WebhookDeps, 'db'>,
+  deps: Pick<WebhookDeps, 'db' | 'keys'>,
   scope: WebhookScope & { partnerId: string },
   input: ListDeliveriesInput = {},
 ): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
@@ -454,7 +458,15 @@ export async function listDeliveries(
     });
   }
   if (input.endpointId !== undefined && !UUID.test(input.endpointId)) throw notFound(input.endpointId);
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'querystring:/cursor');
+  const list = listBinding(deps.keys.lookup, [
+    'webhooks.deliveries',
+    scope.partnerId,
+    scope.environment ?? null,
+    // read in any case (UUID) and compared as a uuid: one endpoint, one list
+    input.endpointId?.toLowerCase() ?? null,
+    input.status ?? null,
+  ]);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'querystring:/cursor', list);
   const rows = await repo.listDeliveries(
     deps.db,
     { partnerId: scope.partnerId, environment: scope.environment, endpointId: input.endpointId, status: input.status },
@@ -467,15 +479,15 @@ export async function listDeliveries(
   );
   const byDelivery = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
-    const list = byDelivery.get(a.delivery_id) ?? [];
-    list.push({
+    const log = byDelivery.get(a.delivery_id) ?? [];
+    log.push({
       attempt: a.attempt,
       at: a.at.toISOString(),
       statusCode: a.status_code,
       durationMs: a.duration_ms,
       error: a.error,
     });
-    byDelivery.set(a.delivery_id, list);
+    byDelivery.set(a.delivery_id, log);
   }
   const last = page.at(-1);
   return {
@@ -496,7 +508,7 @@ export async function listDeliveries(
       completedAt: iso(r.completed_at),
       attemptLog: byDelivery.get(r.id) ?? [],
     })),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id, list) : null,
   };
 }
 

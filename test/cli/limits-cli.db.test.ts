@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { listStopSales, suspendSales } from '../../src/limits/index.ts';
 import { addExposure, stopSalesAndCap } from '../../src/limits/limits-repo.ts';
 import { openTestDatabase, runCliOn, testConfig, usingPostgres } from '../helper.ts';
@@ -14,8 +15,13 @@ import { openTestDatabase, runCliOn, testConfig, usingPostgres } from '../helper
 const { db } = await openTestDatabase({ after: (close: () => unknown) => after(async () => void (await close())) });
 const NOW = new Date();
 
+const keys = deriveKeyring(crypto.randomBytes(32)); // its lookup key binds --after to its list
 const cli = (...argv: string[]) =>
-  runCliOn({ db }, argv, { now: () => NOW, config: testConfig({ PARASOL_FLIGHT_CAP_DEFAULT: '250000' }) });
+  runCliOn({ db }, argv, {
+    now: () => NOW,
+    config: testConfig({ PARASOL_FLIGHT_CAP_DEFAULT: '250000' }),
+    keys,
+  });
 
 async function json<T = any>(...argv: string[]): Promise<T> {
   const run = await cli('--json', ...argv);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { encrypt } from '../../src/platform/crypto.ts';
+import { UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import {
   allClaims,
   buildTestApp,
@@ -412,6 +413,61 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
     assert.equal((await get('/contracts?cursor=not-ours', a)).status, 422);
     assert.equal((await get('/contracts?limit=201', a)).status, 422);
     assert.equal((await get('/contracts?limit=0', a)).status, 422);
+  });
+
+  it('refuses a cursor given with other filters than its first page (or by another partner): 422 invalid_cursor', async () => {
+    const again = await subscribeTrip(t.app, a, trip(50)); // a second ABC123, so that the first page has a next
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+    const asked = `bookingReference=abc123&status=active&status=cancelled&createdFrom=${today}&createdTo=${today}`;
+    const page1 = await get(`/contracts?${asked}&limit=1`, a);
+    assert.equal(page1.status, 200, JSON.stringify(page1.body));
+    assert.deepEqual(
+      page1.body.contracts.map((c: { contractNumber: string }) => c.contractNumber),
+      [again.body.contractNumber],
+    );
+    const cursor: string = page1.body.nextCursor;
+    assert.ok(cursor, 'a second contract to read');
+    for (const other of [
+      `bookingReference=abc123&status=active&createdFrom=${today}&createdTo=${today}`,
+      `bookingReference=abc123&status=active&status=cancelled&createdFrom=${yesterday}&createdTo=${today}`,
+      `bookingReference=abc123&status=active&status=cancelled`,
+      `bookingReference=pnr123&status=active&status=cancelled&createdFrom=${today}&createdTo=${today}`,
+      `status=active&status=cancelled&createdFrom=${today}&createdTo=${today}`,
+    ]) {
+      const res = await get(`/contracts?${other}&cursor=${cursor}`, a);
+      assert.equal(res.status, 422, `${other}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'invalid_cursor');
+      assert.match(res.body.detail, /filters changed/);
+      assert.deepEqual(res.body.errors, [
+        { field: 'querystring:/cursor', code: 'invalid', message: 'is the next page of a list with other filters' },
+      ]);
+    }
+    const theirs = await get(`/contracts?${asked}&cursor=${cursor}`, b);
+    assert.deepEqual([theirs.status, theirs.body.code], [422, 'invalid_cursor'], "another partner's list");
+    // the same filters (the reference in capitals, statuses in another order and repeated, another
+    // page size) go on where the first page stopped
+    const next = await get(
+      `/contracts?bookingReference=ABC123&status=cancelled&status=active&status=active&createdFrom=${today}&createdTo=${today}&limit=10&cursor=${cursor}`,
+      a,
+    );
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual(
+      next.body.contracts.map((c: { contractNumber: string }) => c.contractNumber),
+      [cancelled],
+    );
+    assert.equal(next.body.nextCursor, null);
+    // an unbound cursor: one handed out before the release goes on; at the release or after, it is a
+    // bound cursor stripped of its binding, refused
+    const unbound = (at: number) =>
+      Buffer.from(JSON.stringify([new Date(at).toISOString(), 'ffffffff-ffff-ffff-ffff-ffffffffffff'])).toString(
+        'base64url',
+      );
+    const old = await get(`/contracts?${asked}&cursor=${unbound(UNBOUND_CURSORS_BEFORE.getTime() - 1)}`, a);
+    assert.equal(old.status, 200, JSON.stringify(old.body));
+    const stripped = await get(`/contracts?${asked}&cursor=${unbound(UNBOUND_CURSORS_BEFORE.getTime())}`, a);
+    assert.deepEqual([stripped.status, stripped.body.code], [422, 'invalid_cursor'], JSON.stringify(stripped.body));
   });
 });
 

@@ -6,6 +6,7 @@ import {
   createTestPartner,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
   type TestApp,
   type TestPartner,
@@ -25,6 +26,67 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
   let seq = 4000;
   const contract = (who: TestPartner, flightNumber = `AF${seq++}`, passengers = 1) =>
     insureFlight(t.app, who, { flightNumber, passengers });
+
+  it('honours Idempotency-Key: a retry replays the claims opened, writing nothing twice; an operator sends none', async () => {
+    const c = await contract(a);
+    const event = { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' };
+    const key = { ...a.auth, 'idempotency-key': `report-${process.pid}-${c.contractNumber}` };
+    const claimsOf = async () =>
+      t.db
+        .selectFrom('claims')
+        .innerJoin('contracts', 'contracts.id', 'claims.contract_id')
+        .select(['claims.id'])
+        .where('contracts.contract_number', '=', c.contractNumber)
+        .execute();
+    const auditedOpenings = async () =>
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('action', '=', 'claims_opened')
+          .where('entity_id', '=', `${c.flightNumber}/${c.departureDate}`)
+          .execute()
+      ).length;
+    const first = await post(t.app, `${FLIGHT}/claims`, event, key);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.claimsOpened.length, 1);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    const claims = await claimsOf();
+    assert.equal(await auditedOpenings(), 1);
+    const retry = await post(t.app, `${FLIGHT}/claims`, event, key);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(retry.body, first.body, 'the first answer: the claim it opened');
+    assert.deepEqual(await claimsOf(), claims, 'no claim written twice');
+    assert.equal(await auditedOpenings(), 1, 'no opening audited twice');
+    // without the key, the same report answers what it does now: nothing more opened
+    const unkeyed = await post(t.app, `${FLIGHT}/claims`, event, a.auth);
+    assert.deepEqual(unkeyed.body.claimsOpened, []);
+    const reused = await post(t.app, `${FLIGHT}/claims`, { ...event, status: 'diverted' }, key);
+    assert.deepEqual([reused.status, reused.body.code], [422, 'idempotency_key_reused']);
+    // keys are per partner: another partner's same key reports its own event
+    const theirs = await post(t.app, `${FLIGHT}/claims`, event, {
+      ...b.auth,
+      'idempotency-key': key['idempotency-key'],
+    });
+    assert.deepEqual([theirs.status, theirs.body.claimsOpened], [200, []]);
+    // an operator's event has no partner to keep a key under: refused, not ignored
+    const operator = await operatorToken(t, 'report idempotency');
+    const refused = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { ...event, environment: 'sandbox' },
+      {
+        ...operator.auth,
+        'idempotency-key': 'operator-key',
+      },
+    );
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.deepEqual(
+      refused.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      [['header:Idempotency-Key', 'not_allowed']],
+    );
+  });
 
   it('opens the claims of the caller’s contracts on the flight, once', async () => {
     const c = await contract(a, undefined, 2);

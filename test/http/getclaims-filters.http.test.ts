@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import {
   allClaims,
   buildTestApp,
@@ -77,6 +78,59 @@ describe('POST /getclaims — one contract without dates, filters by status', ()
         `${claim.contractNumber} in its status ${claim.status}`,
       );
     }
+  });
+
+  it('refuses a cursor given with other filters than its first page (or by another partner): 422 invalid_cursor', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const asked = { fromDate: today, toDate: today, status: ['opened', 'awaiting_bank_details'] };
+    const page1 = await post(t.app, `${FLIGHT}/getclaims`, { ...asked, limit: 1 }, a.auth);
+    assert.equal(page1.status, 200, JSON.stringify(page1.body));
+    assert.equal(page1.body.claims.length, 1);
+    const cursor: string = page1.body.nextCursor;
+    assert.ok(cursor, 'a second claim to read');
+    for (const other of [
+      { ...asked, status: 'paid' },
+      { ...asked, status: 'awaiting_bank_details' },
+      { ...asked, fromDate: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) },
+      { status: asked.status, contractNumber: page1.body.claims[0].contractNumber },
+    ]) {
+      const res = await post(t.app, `${FLIGHT}/getclaims`, { ...other, cursor }, a.auth);
+      assert.equal(res.status, 422, `${JSON.stringify(other)}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'invalid_cursor');
+      assert.match(res.body.detail, /filters changed/);
+      assert.deepEqual(res.body.errors, [
+        { field: '/cursor', code: 'invalid', message: 'is the next page of a list with other filters' },
+      ]);
+    }
+    const theirs = await post(t.app, `${FLIGHT}/getclaims`, { ...asked, cursor }, b.auth);
+    assert.deepEqual([theirs.status, theirs.body.code], [422, 'invalid_cursor'], "another partner's list");
+    // the same filters (statuses in another order, another page size) go on where the first page stopped
+    const next = await post(
+      t.app,
+      `${FLIGHT}/getClaims`,
+      { ...asked, status: ['awaiting_bank_details', 'opened', 'opened'], limit: 10, cursor },
+      a.auth,
+    );
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual(
+      [...page1.body.claims, ...next.body.claims].map((c: { contractNumber: string }) => c.contractNumber).sort(),
+      [first.contractNumber, second.contractNumber].sort(),
+    );
+    // a cursor handed out before cursors were bound (no binding, an instant before the release) still
+    // goes on: this one, at the start, reads the whole list
+    const unbound = (at: Date) =>
+      Buffer.from(JSON.stringify([at.toISOString(), '00000000-0000-0000-0000-000000000000'])).toString('base64url');
+    const old = await post(t.app, `${FLIGHT}/getclaims`, { ...asked, limit: 10, cursor: unbound(new Date(0)) }, a.auth);
+    assert.equal(old.status, 200, JSON.stringify(old.body));
+    assert.deepEqual(old.body.claims, [...page1.body.claims, ...next.body.claims]);
+    // one at the release or after is a bound cursor stripped of its binding: refused
+    const stripped = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { ...asked, cursor: unbound(UNBOUND_CURSORS_BEFORE) },
+      a.auth,
+    );
+    assert.deepEqual([stripped.status, stripped.body.code], [422, 'invalid_cursor'], JSON.stringify(stripped.body));
   });
 
   it('asks for the dates when no contract is named, and refuses an unknown status', async () => {

@@ -638,6 +638,46 @@ describe('API to manage policies', () => {
       assert.deepEqual(pages, made, 'every policy once, in order');
     });
 
+    it('refuses a cursor given with other filters than its first page (or by another partner): 422 invalid_cursor', async () => {
+      const me = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const made: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await create(motorPolicy({ effectiveDate: day(clock, i), expiryDate: day(clock, 365 + i) }), me);
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        made.push(res.body.policyNumber);
+      }
+      const first = await get(t.app, `${POLICIES}?status=active&product=motor&limit=1`, me.auth);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.deepEqual(
+        first.body.policies.map((p: { policyNumber: string }) => p.policyNumber),
+        made.slice(0, 1),
+      );
+      const cursor = encodeURIComponent(first.body.nextCursor);
+      for (const query of [
+        `status=pending&product=motor`,
+        `status=active`,
+        `status=active&product=motor&effectiveFrom=${day(clock, 1)}`,
+      ]) {
+        const res = await get(t.app, `${POLICIES}?${query}&limit=1&cursor=${cursor}`, me.auth);
+        assert.equal(res.status, 422, `${query}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'invalid_cursor');
+        assert.match(res.body.detail, /filters changed/);
+        assert.deepEqual(res.body.errors, [
+          { field: 'querystring:/cursor', code: 'invalid', message: 'is the next page of a list with other filters' },
+        ]);
+      }
+      const other = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const theirs = await get(t.app, `${POLICIES}?status=active&product=motor&limit=1&cursor=${cursor}`, other.auth);
+      assert.deepEqual([theirs.status, theirs.body.code], [422, 'invalid_cursor'], "another partner's list");
+      // the same filters (in another order, another page size) go on where the first page stopped
+      const next = await get(t.app, `${POLICIES}?product=motor&limit=5&status=active&cursor=${cursor}`, me.auth);
+      assert.equal(next.status, 200, JSON.stringify(next.body));
+      assert.deepEqual(
+        next.body.policies.map((p: { policyNumber: string }) => p.policyNumber),
+        made.slice(1),
+      );
+    });
+
     it('validates the search parameters', async () => {
       for (const query of [
         'limit=0',

@@ -296,7 +296,8 @@ describe('operator console — limits', () => {
       now: new Date(),
       environment: 'production',
       limit: 1,
-      filter: readExposureFilter(input),
+      filter: readExposureFilter(input, t.app.parasol.keys.lookup),
+      key: t.app.parasol.keys.lookup,
     });
     assert.ok(next);
     const query = (extra: Record<string, string>) => new URLSearchParams({ ...input, ...extra }).toString();

@@ -131,13 +131,13 @@ describe('webhooks delivered by the workers', () => {
 
     // the log shows both attempts once the second is recorded
     let log = await listDeliveries(
-      { db: t.db },
+      { db: t.db, keys: t.app.parasol.keys },
       { actor: 'operator:test', partnerId: partner.id, environment: partner.environment },
     );
     for (let i = 0; i < 50 && log.deliveries[0]?.status !== 'succeeded'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       log = await listDeliveries(
-        { db: t.db },
+        { db: t.db, keys: t.app.parasol.keys },
         { actor: 'operator:test', partnerId: partner.id, environment: partner.environment },
       );
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../../src/partners/users.ts';
+import { UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -205,6 +206,70 @@ describe('webhooks through the API', () => {
     });
     assert.equal(delivery!.status, 'pending', 'retried for 2.7 days before it is marked failed');
     assert.match((await browser.get('/console/webhooks')).body, /data-failing/, 'the partner is told now');
+  });
+});
+
+describe("GET /webhooks/deliveries — a cursor goes on only with its first page's filters", () => {
+  it('refuses a cursor given with other filters (or by another partner): 422 invalid_cursor; the endpoint in any case goes on', async () => {
+    const partner = await createTestPartner(t.db);
+    const stranger = await createTestPartner(t.db);
+    const path = `/api/${process.pid}/cursor-hooks`;
+    const endpoint = async () => {
+      const created = await call('POST', '/webhooks/endpoints', partner, { url: receiver.url(path) });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      return created.body.endpoint.id as string;
+    };
+    const id = await endpoint();
+    const other = await endpoint();
+    const sent: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const tested = await call('POST', `/webhooks/endpoints/${id}/test`, partner);
+      assert.equal(tested.status, 202, JSON.stringify(tested.body));
+      sent.push(tested.body.deliveryId);
+    }
+    // the endpoint given in capitals (a UUID is read in any case)
+    const page1 = await call('GET', `/webhooks/deliveries?endpointId=${id.toUpperCase()}&limit=1`, partner);
+    assert.equal(page1.status, 200, JSON.stringify(page1.body));
+    assert.equal(page1.body.deliveries.length, 1);
+    const cursor: string = page1.body.nextCursor;
+    assert.ok(cursor, 'a second delivery to read');
+    for (const query of [`endpointId=${id}&status=succeeded`, `endpointId=${other}`, 'status=pending', '']) {
+      const res = await call('GET', `/webhooks/deliveries?${query}&cursor=${cursor}`, partner);
+      assert.equal(res.status, 422, `${query}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'invalid_cursor');
+      assert.match(res.body.detail, /filters changed/);
+      assert.deepEqual(res.body.errors, [
+        { field: 'querystring:/cursor', code: 'invalid', message: 'is the next page of a list with other filters' },
+      ]);
+    }
+    const theirs = await call('GET', `/webhooks/deliveries?endpointId=${id}&cursor=${cursor}`, stranger);
+    assert.deepEqual([theirs.status, theirs.body.code], [422, 'invalid_cursor'], "another partner's list");
+    // the same endpoint in lower case, another page size: goes on where the first page stopped
+    const next = await call('GET', `/webhooks/deliveries?endpointId=${id}&limit=10&cursor=${cursor}`, partner);
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual(
+      [...page1.body.deliveries, ...next.body.deliveries].map((d: { id: string }) => d.id).sort(),
+      [...sent].sort(),
+    );
+    assert.equal(next.body.nextCursor, null);
+    // an unbound cursor: one handed out before the release goes on; at the release or after, it is a
+    // bound cursor stripped of its binding, refused
+    const unbound = (at: number) =>
+      Buffer.from(JSON.stringify([new Date(at).toISOString(), 'ffffffff-ffff-ffff-ffff-ffffffffffff'])).toString(
+        'base64url',
+      );
+    const old = await call(
+      'GET',
+      `/webhooks/deliveries?endpointId=${id}&cursor=${unbound(UNBOUND_CURSORS_BEFORE.getTime() - 1)}`,
+      partner,
+    );
+    assert.equal(old.status, 200, JSON.stringify(old.body));
+    const stripped = await call(
+      'GET',
+      `/webhooks/deliveries?endpointId=${id}&cursor=${unbound(UNBOUND_CURSORS_BEFORE.getTime())}`,
+      partner,
+    );
+    assert.deepEqual([stripped.status, stripped.body.code], [422, 'invalid_cursor'], JSON.stringify(stripped.body));
   });
 });
 

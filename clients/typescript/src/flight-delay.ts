@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)
-         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One live claim per insured flight (a claim the insurer voided aside): reporting again opens nothing more, nor on a leg whose claim the insurer voided. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts: a cancellation at any time, a delay or a diversion only once the flight has departed (its earliest insured leg's scheduled departure, or its watch's when later; when every contract on it was cancelled or moved off it, the latest departure its watch or those contracts recorded; before it: 409 `flight_not_departed`, the flight stays watched and its contracts cancellable); an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claim the insurer voided because the flight data was wrong (never one voided for another reason, such as fraud), once.
+         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One live claim per insured flight (a claim the insurer voided aside): reporting again opens nothing more, nor on a leg whose claim the insurer voided, and answers no claim opened. Honours Idempotency-Key: a retry with the same key and body replays the first answer (the claims it opened, `Idempotent-Replayed: true`) and writes nothing. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts: a cancellation at any time, a delay or a diversion only once the flight has departed (its earliest insured leg's scheduled departure, or its watch's when later; when every contract on it was cancelled or moved off it, the latest departure its watch or those contracts recorded; before it: 409 `flight_not_departed`, the flight stays watched and its contracts cancellable); an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claim the insurer voided because the flight data was wrong (never one voided for another reason, such as fraud), once. An operator token sends no Idempotency-Key (422: keys are kept per partner); a repeated operator event opens nothing twice (one live claim per leg) and answers the claims it opened this time: none.
          */
         post: operations["reportFlightEvent"];
         delete?: never;
@@ -4651,7 +4651,10 @@ export interface operations {
     reportFlightEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4706,6 +4709,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4921,7 +4925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `flight_not_departed` */
+            /** @description State conflict. Codes: `flight_not_departed`, `idempotency_request_in_progress` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5006,7 +5010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6961,7 +6965,7 @@ export interface operations {
                 createdFrom?: string;
                 /** @description Last day (inclusive, UTC) on which the contracts were subscribed. */
                 createdTo?: string;
-                /** @description nextCursor of the previous page. */
+                /** @description nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor). */
                 cursor?: string;
                 /** @description Contracts per page: 1 to 200 (default 50). */
                 limit?: string;
@@ -7971,7 +7975,7 @@ export interface operations {
                     contractNumber?: string;
                     /** @description Only the claims in this status, or in one of these statuses. */
                     status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided")[];
-                    /** @description nextCursor of the previous page. */
+                    /** @description nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor). */
                     cursor?: string;
                     /**
                      * Format: int32
@@ -8390,7 +8394,7 @@ export interface operations {
                     contractNumber?: string;
                     /** @description Only the claims in this status, or in one of these statuses. */
                     status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided")[];
-                    /** @description nextCursor of the previous page. */
+                    /** @description nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor). */
                     cursor?: string;
                     /**
                      * Format: int32
@@ -10795,7 +10799,7 @@ export interface operations {
                 endpointId?: string;
                 /** @example failed */
                 status?: "pending" | "succeeded" | "failed";
-                /** @description nextCursor of the previous page. */
+                /** @description nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor). */
                 cursor?: string;
                 /**
                  * @description Deliveries per page, 1 to 100 (default 20).

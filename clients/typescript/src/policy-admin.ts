@@ -314,7 +314,7 @@ export interface operations {
                  * @example 2026-12-31
                  */
                 effectiveTo?: string;
-                /** @description nextCursor of the previous page. */
+                /** @description nextCursor of the previous page, with the same filters as that page (other filters: 422 invalid_cursor). */
                 cursor?: string;
                 /**
                  * @description Page size, 1-200 (default 50).
