@@ -1,6 +1,7 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { ClaimStatus, ClaimVoidCause, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
+import { tripEndAirports } from '../notify/index.ts';
 import { SETTLED_CLAIM_STATUSES, type ClaimEventKind, type ClaimReason } from './model.ts';
 
 /** SQL for claims. Opening is set-wise: one statement for every affected leg of a flight. */
@@ -262,22 +263,7 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
       'l.flight_number',
       'l.departure_date',
       // the trip's ends (quiet hours of a number of no country): not the claim's leg, a connection maybe
-      (eb) =>
-        eb
-          .selectFrom('contract_legs as first')
-          .select('first.departure_airport')
-          .whereRef('first.contract_id', '=', 'c.id')
-          .orderBy('first.leg_index', 'asc')
-          .limit(1)
-          .as('trip_departure_airport'),
-      (eb) =>
-        eb
-          .selectFrom('contract_legs as last')
-          .select('last.arrival_airport')
-          .whereRef('last.contract_id', '=', 'c.id')
-          .orderBy('last.leg_index', 'desc')
-          .limit(1)
-          .as('trip_arrival_airport'),
+      ...tripEndAirports('c.id'),
       (eb) => eb.fn.coalesce('p.brand_name', 'p.name').as('brand'),
     ])
     .where('cl.id', '=', claimId)

@@ -413,7 +413,6 @@ export interface Words {
     done: string;
     replayed: string;
   };
-  /** The operator console's limits page (web/admin-limits-view.ts). */
   /** The operator console's page of one partner's webhooks (admin-webhook-routes.ts). */
   adminWebhooks: {
     title: (partner: string) => string;
@@ -448,6 +447,7 @@ export interface Words {
     endpointRemoved: string;
     resumeFirst: string;
   };
+  /** The operator console's limits page (web/admin-limits-view.ts). */
   limitsPage: {
     saved: string;
     alreadySuspended: string;

@@ -20,6 +20,7 @@ export {
   QUIET_HOURS_KINDS,
   HOLD_MARGIN_MS,
 } from './sms/quiet-hours.ts';
+export { tripEndAirports } from './sms/sms-repo.ts';
 export {
   formatAmount,
   formatDelay,

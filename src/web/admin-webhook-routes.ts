@@ -10,12 +10,21 @@ import {
   sendTestEvent,
   setEndpointEnabled,
   WEBHOOK_DELIVERY_STATUSES,
-  type WebhookDeps,
   type WebhookEndpointView,
 } from '../webhooks/index.ts';
 import { adminWebhooksPage, type AdminWebhooksFilter, type AdminWebhooksOutcome } from './admin-webhook-view.ts';
 import { sessionActor } from './sessions.ts';
-import { contextOf, field, langOf, oneOf, problemLines, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
+import {
+  contextOf,
+  field,
+  langOf,
+  oneOf,
+  problemLines,
+  sendPage,
+  webhookDepsOf,
+  type FormBody,
+  type WebDeps,
+} from './web-kit.ts';
 
 /**
  * The operator console's page of one partner's webhooks (docs/webhooks.md, "Operator console"): its
@@ -42,14 +51,7 @@ const WebhooksQuery = Type.Object({
 type WebhooksQueryType = Static<typeof WebhooksQuery>;
 
 export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
-  const webhooks: WebhookDeps = {
-    db: deps.db,
-    jobs: deps.flight.jobs,
-    keys: deps.flight.keys,
-    allowPrivate: deps.config.webhooksAllowPrivate,
-    now: deps.now,
-    endpoints: deps.flight.webhookEndpoints,
-  };
+  const webhooks = webhookDepsOf(deps);
 
   const filterOf = (query: WebhooksQueryType): AdminWebhooksFilter => ({
     env: query.env || undefined,

@@ -8,6 +8,7 @@ import {
   type Permission,
 } from '../partners/index.ts';
 import type { FlightDeps } from '../flight/index.ts';
+import type { WebhookDeps } from '../webhooks/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
@@ -31,6 +32,18 @@ export interface WebDeps {
   keys: Keyring;
   /** The OpenAPI document an app decorator renders (platform/openapi.ts). */
   apiDocument: (decorator: string) => unknown;
+}
+
+/** What the webhooks domain's use cases need, from the pages' deps (the console's and the operators'). */
+export function webhookDepsOf(deps: WebDeps): WebhookDeps {
+  return {
+    db: deps.db,
+    jobs: deps.flight.jobs,
+    keys: deps.flight.keys,
+    allowPrivate: deps.config.webhooksAllowPrivate,
+    now: deps.now,
+    endpoints: deps.flight.webhookEndpoints,
+  };
 }
 
 export const COOKIES = {

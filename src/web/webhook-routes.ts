@@ -10,7 +10,6 @@ import {
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
-  type WebhookDeps,
 } from '../webhooks/index.ts';
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -27,19 +26,13 @@ import {
   requireSession,
   sendPage,
   type FormBody,
+  webhookDepsOf,
   type WebDeps,
 } from './web-kit.ts';
 
 /** The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the delivery log. */
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
-  const webhooks: WebhookDeps = {
-    db: deps.db,
-    jobs: deps.flight.jobs,
-    keys: deps.flight.keys,
-    allowPrivate: deps.config.webhooksAllowPrivate,
-    now: deps.now,
-    endpoints: deps.flight.webhookEndpoints,
-  };
+  const webhooks = webhookDepsOf(deps);
   const environmentOf = (value: unknown): Environment =>
     (ENVIRONMENTS as readonly string[]).includes(String(value)) ? (value as Environment) : 'sandbox';
   return async (app) => {

@@ -28,6 +28,17 @@ describe('ACH payouts settled after their return window', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
+  /** The hourly job's run at `at`. */
+  const settle = (at: string) =>
+    settleAchPayouts({
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      now: () => new Date(at),
+      bankDetailsDays: 7,
+      encryption: t.app.parasol.keys.encryption,
+      returnWindowDays: t.app.parasol.config.achReturnWindowDays,
+    });
+
   it('instructed → paid once the window has passed, exactly once; never unreported inside it', async () => {
     const operator = (await operatorToken(t, 'ach-settle')).auth;
     const claim = await usAccountClaim(t, partner, { flightNumber: `AF${6300 + (process.pid % 300)}`, operator });
@@ -44,15 +55,6 @@ describe('ACH payouts settled after their return window', () => {
         .select(['p.status as payout', 'cl.status as claim'])
         .where('p.claim_id', '=', claim.id)
         .executeTakeFirstOrThrow();
-    const settle = (at: string) =>
-      settleAchPayouts({
-        db: t.db,
-        jobs: t.app.parasol.jobs,
-        now: () => new Date(at),
-        bankDetailsDays: 7,
-        encryption: t.app.parasol.keys.encryption,
-        returnWindowDays: t.app.parasol.config.achReturnWindowDays,
-      });
     const unreported = async (at: string) =>
       (await listPayouts(t.db, { unreported: unreportedDue(new Date(at), 2), limit: 50 }))
         .filter((r) => r.claim_number === claim.claimNumber)
@@ -109,15 +111,6 @@ describe('ACH payouts settled after their return window', () => {
         .executeTakeFirstOrThrow();
     const { batch_id: batchId, ...instructed } = await payout();
     assert.deepEqual(instructed, { payout: 'instructed', claim: 'payment_pending' });
-    const settle = (at: string) =>
-      settleAchPayouts({
-        db: t.db,
-        jobs: t.app.parasol.jobs,
-        now: () => new Date(at),
-        bankDetailsDays: 7,
-        encryption: t.app.parasol.keys.encryption,
-        returnWindowDays: t.app.parasol.config.achReturnWindowDays,
-      });
     // Tuesday 20 May: its window has passed, but no file was ever written
     assert.deepEqual(await settle('2031-05-20T12:00:00Z'), { paid: 0, unchanged: 0 });
     const { batch_id: _, ...still } = await payout();
@@ -138,10 +131,7 @@ describe('ACH payouts settled after their return window', () => {
       'operator:test',
     );
     assert.deepEqual(await settle('2031-05-20T13:00:00Z'), { paid: 0, unchanged: 0 }, 'not paid at once');
-    // Friday 23 May: Thursday 22 and Friday 23 are its window, not passed yet
-    assert.deepEqual(await settle('2031-05-23T20:00:00Z'), { paid: 0, unchanged: 0 });
-    assert.equal((await paidEntries()).length, 0);
-    // a second export (the file written again) never restarts the window
+    // a second export (the file written again, Friday 23 May) never restarts the window
     await fs.rm(
       path.join(
         dir,
@@ -149,12 +139,17 @@ describe('ACH payouts settled after their return window', () => {
       ),
     );
     await exportSepaBatch(
-      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-05-23T21:00:00Z') },
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-05-23T13:00:00Z') },
       batchId!,
       'operator:test',
     );
-    // Tuesday 27 May (Monday 26 is Memorial Day): the window has passed
-    assert.deepEqual(await settle('2031-05-27T13:00:00Z'), { paid: 1, unchanged: 0 });
+    // Friday 23 May, 4 p.m. in New York: Thursday 22 and Friday 23 are its window, not passed yet
+    assert.deepEqual(await settle('2031-05-23T20:00:00Z'), { paid: 0, unchanged: 0 });
+    assert.equal((await paidEntries()).length, 0);
+    // Saturday 24 May, 1 a.m. in New York: the window has passed (a window ending a business day
+    // late, or restarted by the second export, would still hold it)
+    assert.deepEqual(await settle('2031-05-24T05:00:00Z'), { paid: 1, unchanged: 0 });
     assert.equal((await paidEntries()).length, 1);
+    assert.deepEqual(await settle('2031-05-27T13:00:00Z'), { paid: 0, unchanged: 0 }, 'exactly once');
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { exampleHome } from '../../src/home/index.ts';
 import { decrypt, encrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
@@ -316,14 +317,7 @@ describe('the policyholder and the plate, as a policy-administration system send
   });
 
   it('does not renew a home policy stored at a postal code of an overseas collectivity, outside the home tariff', async () => {
-    const home = {
-      zipCode: '75007',
-      city: 'PARIS',
-      housingType: 'apartment',
-      occupancy: 'tenant',
-      rooms: 3,
-      livingArea: 62,
-    };
+    const home = { ...exampleHome };
     const created = await create(motor({ product: 'home', risk: home }));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const { policyNumber } = created.body;

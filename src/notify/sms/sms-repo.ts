@@ -1,5 +1,5 @@
-import { sql, type Insertable } from 'kysely';
-import type { SmsMessagesTable, SmsOutboxTable } from '../../platform/db-schema.ts';
+import { expressionBuilder, sql, type Insertable } from 'kysely';
+import type { Database, SmsMessagesTable, SmsOutboxTable } from '../../platform/db-schema.ts';
 import { STATUS_MESSAGE_WORDS, type SmsDeliveryStatus } from './model.ts';
 import type { Executor } from '../../platform/db.ts';
 
@@ -97,6 +97,31 @@ export async function releaseSms(
 }
 
 /**
+ * The trip's ends, for quiet hours of a number of no country: the contract's first departure airport
+ * (`trip_departure_airport`) and last arrival airport (`trip_arrival_airport`) — not a claim's leg, a
+ * connection maybe. Two subqueries to select, on the contract whose id `contractId` refers to (e.g. `c.id`).
+ */
+export function tripEndAirports(contractId: string) {
+  const eb = expressionBuilder<Database, never>();
+  return [
+    eb
+      .selectFrom('contract_legs as first')
+      .select('first.departure_airport')
+      .where('first.contract_id', '=', sql.ref<string>(contractId))
+      .orderBy('first.leg_index', 'asc')
+      .limit(1)
+      .as('trip_departure_airport'),
+    eb
+      .selectFrom('contract_legs as last')
+      .select('last.arrival_airport')
+      .where('last.contract_id', '=', sql.ref<string>(contractId))
+      .orderBy('last.leg_index', 'desc')
+      .limit(1)
+      .as('trip_arrival_airport'),
+  ] as const;
+}
+
+/**
  * A queued message of a kind quiet hours hold (`kinds`: its key's word), with what they need: its key,
  * its number, when it was written (its give-up), its claim's due date and the trip's ends (the
  * contract's first departure and last arrival airports, for a number of no country), and whether
@@ -106,25 +131,12 @@ export async function findSmsToHold(db: Executor, smsId: string, kinds: readonly
   return db
     .selectFrom('sms_messages as m')
     .leftJoin('claims as cl', 'cl.id', 'm.claim_id')
-    .select((eb) => [
+    .select([
       'm.idempotency_key',
       'm.to_enc',
       'm.created_at',
       'cl.bank_details_due_at',
-      eb
-        .selectFrom('contract_legs as first')
-        .select('first.departure_airport')
-        .whereRef('first.contract_id', '=', 'cl.contract_id')
-        .orderBy('first.leg_index', 'asc')
-        .limit(1)
-        .as('trip_departure_airport'),
-      eb
-        .selectFrom('contract_legs as last')
-        .select('last.arrival_airport')
-        .whereRef('last.contract_id', '=', 'cl.contract_id')
-        .orderBy('last.leg_index', 'desc')
-        .limit(1)
-        .as('trip_arrival_airport'),
+      ...tripEndAirports('cl.contract_id'),
       sql<boolean>`coalesce(m.locked_until >= now(), false)`.as('leased'),
     ])
     .where('m.id', '=', smsId)
