@@ -5,6 +5,8 @@
  * the API to manage policies documents with its home policy (an example id and tag, not a real run's);
  * openapi-contract.http.test.ts checks that every success answer has an example valid against its schema.
  */
+import { exampleHome } from './schemas.ts';
+
 export const EXAMPLE_HOME_QUOTE_REFERENCE =
   'h1.WyJONk9LaDJzbVJvUnpHVVdxIiwxNzk1NTEyMDAwLDE3OTgxMDQwMDAsImIzMTUwMDhjLTNkYTgtNGE4OC1iMjI3LTllMTExNGQ3Y2VkMiIsInNhbmRib3giLCJob21lLTEiLCJFVVIiLDMxMjAxLDI2MDAseyJ6aXBDb2RlIjoiNzUwMDciLCJjaXR5IjoiUEFSSVMiLCJob3VzaW5nVHlwZSI6ImFwYXJ0bWVudCIsIm9jY3VwYW5jeSI6InRlbmFudCIsInJvb21zIjozLCJsaXZpbmdBcmVhIjo2MiwiZmxvb3IiOjIsImNvbnN0cnVjdGlvblllYXIiOjE5MzAsImNvbnRlbnRzVmFsdWUiOnsiYW1vdW50IjoyMDAwMDAwLCJjdXJyZW5jeSI6IkVVUiJ9LCJjb3ZlcmFnZUxldmVsIjoiY29tZm9ydCIsIm9wdGlvbnMiOlsiZ2xhc3NfYnJlYWthZ2UiLCJ0aGVmdCJdfV0.kxyhSrioRsYc3QPHrAZOGQ';
 
@@ -106,21 +108,6 @@ export const HOME_QUOTE_RESPONSE_EXAMPLE = {
       option: true,
     },
   ],
-  risk: {
-    postalCode: '75007',
-    zipCode: '75007',
-    city: 'PARIS',
-    housingType: 'apartment',
-    occupancy: 'tenant',
-    rooms: 3,
-    livingArea: 62,
-    contentsValue: {
-      amount: 2000000,
-      currency: 'EUR',
-    },
-    coverageLevel: 'comfort',
-    options: ['glass_breakage', 'theft'],
-    floor: 2,
-    constructionYear: 1930,
-  },
+  // the risk as the quote echoes it: the request's fields and the postal code under its new name
+  risk: { postalCode: exampleHome.zipCode, ...exampleHome },
 };

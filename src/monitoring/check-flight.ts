@@ -292,30 +292,27 @@ export async function checkFlightWatch(
       );
     case 'pending': {
       const latest = giveUpAt(watch);
-      if (decision.reason === 'missing_gate_times')
-        return manualReview(
-          deps,
-          watch,
-          from,
-          'missing_gate_times',
-          actor,
-          {},
-          { ...seen, lastOutcome: `pending:${decision.reason}` },
-        );
       // Landed without a gate time: the provider gives none for this airport if it still has none 2 h
       // after touchdown — manual review then, not 22 h more of polling (docs/monitoring.md).
       const gateGiveUp =
         decision.reason === 'awaiting_gate_arrival' && record.runwayArrival
           ? gateArrivalGiveUpAt(record.runwayArrival)
           : undefined;
-      if (gateGiveUp && now >= gateGiveUp)
+      const gateTimesPast = gateGiveUp !== undefined && now >= gateGiveUp;
+      if (decision.reason === 'missing_gate_times' || gateTimesPast)
         return manualReview(
           deps,
           watch,
           from,
           'missing_gate_times',
           actor,
-          { pending: decision.reason, runwayArrival: record.runwayArrival, scheduledArrival: record.scheduledArrival },
+          gateTimesPast
+            ? {
+                pending: decision.reason,
+                runwayArrival: record.runwayArrival,
+                scheduledArrival: record.scheduledArrival,
+              }
+            : {},
           { ...seen, lastOutcome: `pending:${decision.reason}` },
         );
       if (now >= latest)

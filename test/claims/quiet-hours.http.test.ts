@@ -163,19 +163,20 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     assert.match(messages[0]!, /expir/);
   });
 
+  /** When the claim's reminder waits until (claims.remind_not_before), null if it does not wait. */
+  const remindNotBefore = async (id: string) =>
+    (await t.db.selectFrom('claims').select('remind_not_before').where('id', '=', id).executeTakeFirstOrThrow())
+      .remind_not_before;
+
   it('a number of no country (+800) is quiet while it is night at either airport of the insured flight', async () => {
     // the test flights go from Paris (CDG) to New York (JFK): at 23:00 in Paris the reminder waits until
     // both are awake, 08:00 in New York (14:00 in Paris)
     const { id, dueAt } = await openClaim({ phone: '+80012345678' });
     const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
     assert.equal(await remindClaims(deps(night)), 0, 'held');
-    const held = await t.db
-      .selectFrom('claims')
-      .select('remind_not_before')
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    assert.equal(parisHour(held.remind_not_before!), 14, '08:00 in New York');
-    assert.equal(await remindClaims(deps(held.remind_not_before!)), 1);
+    const held = await remindNotBefore(id);
+    assert.equal(parisHour(held!), 14, '08:00 in New York');
+    assert.equal(await remindClaims(deps(held!)), 1);
     assert.equal((await queuedBodies(id)).length, 1);
   });
 
@@ -206,24 +207,16 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
     // 06:00 in Paris is 09:00 in Dubai and 16:00 in Sydney: the leg's own airports are awake
     const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 6);
     assert.equal(await remindClaims(deps(night)), 0, 'held');
-    const held = await t.db
-      .selectFrom('claims')
-      .select('remind_not_before')
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    assert.equal(parisHour(held.remind_not_before!), 8, '08:00 in Paris');
+    const held = await remindNotBefore(id);
+    assert.equal(parisHour(held!), 8, '08:00 in Paris');
   });
 
   it('a sandbox claim’s reminder goes to the outbox at once, night or not: no one is texted', async () => {
     const { c, id, dueAt } = await openClaim({ environment: 'sandbox' });
     const night = atParisHour(new Date(dueAt.getTime() - 2.5 * 86_400_000), 23);
     assert.equal(await remindClaims(deps(night)), 1, 'sent at 23:00 in Paris');
-    const row = await t.db
-      .selectFrom('claims')
-      .select('remind_not_before')
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    assert.equal(row.remind_not_before, null);
+    const row = await remindNotBefore(id);
+    assert.equal(row, null);
     const messages = await sandboxMessages(t.app, a, c.contractNumber);
     assert.equal(messages.length, 2);
     assert.match(messages[1]!.body, /still waits for your bank details|attendent votre RIB/);
