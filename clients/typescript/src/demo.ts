@@ -632,6 +632,8 @@ export interface operations {
                      *         "occupancy": "tenant",
                      *         "rooms": 3,
                      *         "livingArea": 62,
+                     *         "floor": 2,
+                     *         "constructionYear": 1930,
                      *         "contentsValue": {
                      *           "amount": 2000000,
                      *           "currency": "EUR"
@@ -640,9 +642,7 @@ export interface operations {
                      *         "options": [
                      *           "glass_breakage",
                      *           "theft"
-                     *         ],
-                     *         "floor": 2,
-                     *         "constructionYear": 1930
+                     *         ]
                      *       }
                      *     } */
                     "application/json": {
@@ -1229,6 +1229,8 @@ export interface operations {
                      *         "occupancy": "tenant",
                      *         "rooms": 3,
                      *         "livingArea": 62,
+                     *         "floor": 2,
+                     *         "constructionYear": 1930,
                      *         "contentsValue": {
                      *           "amount": 2000000,
                      *           "currency": "EUR"
@@ -1237,9 +1239,7 @@ export interface operations {
                      *         "options": [
                      *           "glass_breakage",
                      *           "theft"
-                     *         ],
-                     *         "floor": 2,
-                     *         "constructionYear": 1930
+                     *         ]
                      *       }
                      *     } */
                     "application/json": {
