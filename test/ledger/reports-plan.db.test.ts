@@ -38,5 +38,13 @@ describe('the money reports — their query plans', () => {
           !/opened_at >=|occurred_at >=|\(id = |claim_id = /.test(n['Index Cond'] ?? ''),
       );
       assert.deepEqual(unbounded, [], describeNodes(nodes));
+      // the expiry batches (audit rows `claims_expired`) by their time (migration 0084), not every batch
+      // since the first one read to test its time
+      assert.ok(!/'expiry'/.test(describeNodes(nodes)), describeNodes(nodes));
+      if (name === 'claims bordereau')
+        assert.ok(
+          nodes.some((n) => n['Index Name'] === 'audit_log_claims_expiry' && /\bat < /.test(n['Index Cond'] ?? '')),
+          describeNodes(nodes),
+        );
     });
 });
