@@ -277,9 +277,14 @@ const CLAIM_STATUS_BY_AUDIT_ACTION = {
  * follows the real order of the claim's changes, where `at` need not (two overlapping transactions).
  * Only the expiry batches that can name one of the claims are unpacked: those at or after the
  * earliest `opened_at` of the claims that are `expired` now (an expired claim stays expired).
- * The claims are found from the period's range of two indexes — claims opened in it (claims_listing),
- * claims with a ledger entry in it (ledger_entries_period) — so a month's bordereau reads that month's
- * claims and entries, not every claim the partner ever had (test/ledger/reports-plan.db.test.ts).
+ * The claims are found from the period's range of two indexes, each entered at the partner and the
+ * period — claims opened in it (claims_listing, on partner, environment and opened_at), claims with a
+ * ledger entry in it (ledger_entries_period) — so a month's bordereau reads that month's claims of the
+ * partner and its entries, neither every claim the partner ever had nor every partner's claims of the
+ * month. Which claims index serves the first is the planner's choice, from the table's statistics: with
+ * the claims of several partners it takes claims_listing over claims_operators (opened_at alone, which
+ * would read every partner's claims of the month); test/ledger/reports-plan.db.test.ts checks it on such
+ * a table. Each claim found is checked against the scope again.
  */
 export async function claimRows(db: Executor, scope: Scope, period: Period): Promise<ClaimRow[]> {
   const statusOf = sql.join(
@@ -287,8 +292,8 @@ export async function claimRows(db: Executor, scope: Scope, period: Period): Pro
   );
   const result = await sql<ClaimRow>`
     WITH in_period AS (
-      -- the claims of the bordereau, each read from the period's range of an index, never from all the
-      -- partner's claims: opened in the period (claims_listing), or with a ledger entry in it
+      -- the claims of the bordereau, each read from the partner's and period's range of an index, never
+      -- from all the partner's claims: opened in the period (claims_listing), or with a ledger entry in it
       -- (ledger_entries_period; a payout's entries carry its claim's partner and environment)
       SELECT cl.id FROM claims cl
       WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
@@ -304,7 +309,9 @@ export async function claimRows(db: Executor, scope: Scope, period: Period): Pro
              coalesce(sum(le.amount) FILTER (WHERE le.kind = 'compensation_paid'), 0)::bigint AS paid_in_period,
              count(le.id) FILTER (WHERE le.kind = 'payout_failed')::integer AS failed_attempts_in_period
       FROM in_period i
-      JOIN claims cl ON cl.id = i.id
+      -- the scope checked again on the claim itself (read by its id): an entry of another scope naming
+      -- this claim would otherwise bring another partner's claim into this partner's bordereau
+      JOIN claims cl ON cl.id = i.id AND cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
       JOIN contracts c ON c.id = cl.contract_id
       JOIN contract_legs l ON l.id = cl.leg_id
       LEFT JOIN ledger_entries le ON le.claim_id = cl.id AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
