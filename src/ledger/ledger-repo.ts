@@ -277,27 +277,48 @@ const CLAIM_STATUS_BY_AUDIT_ACTION = {
  * follows the real order of the claim's changes, where `at` need not (two overlapping transactions).
  * Only the expiry batches that can name one of the claims are unpacked: those at or after the
  * earliest `opened_at` of the claims that are `expired` now (an expired claim stays expired).
+ * The claims are found from the period's range of two indexes, each entered at the partner and the
+ * period — claims opened in it (claims_listing, on partner, environment and opened_at), claims with a
+ * ledger entry in it (ledger_entries_period) — so a month's bordereau reads that month's claims of the
+ * partner and its entries, neither every claim the partner ever had nor every partner's claims of the
+ * month. Which claims index serves the first is the planner's choice, from the table's statistics: with
+ * the claims of several partners it takes claims_listing over claims_operators (opened_at alone, which
+ * would read every partner's claims of the month); test/ledger/reports-plan.db.test.ts checks it on such
+ * a table. Each claim found is checked against the scope again.
  */
 export async function claimRows(db: Executor, scope: Scope, period: Period): Promise<ClaimRow[]> {
   const statusOf = sql.join(
     Object.entries(CLAIM_STATUS_BY_AUDIT_ACTION).map(([action, status]) => sql`(${action}, ${status})`),
   );
   const result = await sql<ClaimRow>`
-    WITH claim_rows AS (
+    WITH in_period AS (
+      -- the claims of the bordereau, each read from the partner's and period's range of an index, never
+      -- from all the partner's claims: opened in the period (claims_listing), or with a ledger entry in it
+      -- (ledger_entries_period; a payout's entries carry its claim's partner and environment)
+      SELECT cl.id FROM claims cl
+      WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
+        AND cl.opened_at >= ${period.from} AND cl.opened_at < ${period.to}
+      UNION
+      SELECT le.claim_id FROM ledger_entries le
+      WHERE le.partner_id = ${scope.partnerId} AND le.environment = ${scope.environment}
+        AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to} AND le.claim_id IS NOT NULL
+    ), claim_rows AS (
       SELECT cl.id, cl.claim_number, c.contract_number, l.flight_number, l.departure_date::text AS departure_date,
              cl.reason, cl.event, cl.delay_minutes, cl.evidence, cl.compensation_amount, cl.currency, cl.opened_at,
+             cl.status AS status_now,
              coalesce(sum(le.amount) FILTER (WHERE le.kind = 'compensation_paid'), 0)::bigint AS paid_in_period,
              count(le.id) FILTER (WHERE le.kind = 'payout_failed')::integer AS failed_attempts_in_period
-      FROM claims cl
+      FROM in_period i
+      -- the scope checked again on the claim itself (read by its id): an entry of another scope naming
+      -- this claim would otherwise bring another partner's claim into this partner's bordereau
+      JOIN claims cl ON cl.id = i.id AND cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
       JOIN contracts c ON c.id = cl.contract_id
       JOIN contract_legs l ON l.id = cl.leg_id
       LEFT JOIN ledger_entries le ON le.claim_id = cl.id AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
-      WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
       GROUP BY cl.id, c.contract_number, l.flight_number, l.departure_date
-      HAVING (cl.opened_at >= ${period.from} AND cl.opened_at < ${period.to}) OR count(le.id) > 0
     ), expired AS (
       -- of these claims, those expired now: only they can be in an expiry batch (expired is final)
-      SELECT r.claim_number, r.opened_at FROM claim_rows r JOIN claims cl ON cl.id = r.id WHERE cl.status = 'expired'
+      SELECT r.claim_number, r.opened_at FROM claim_rows r WHERE r.status_now = 'expired'
     ), expiries AS (
       -- the expiry batches before the end and not before the first of them opened, one row per claim named
       SELECT e.claim_number, a.id

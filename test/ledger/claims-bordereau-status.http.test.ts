@@ -272,6 +272,64 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.deepEqual(await asOf(new Date(Date.now() + 86_400_000), claimNumber), { status: 'opened', paidAt: null });
   });
 
+  it('a claim opened before the period and paid (or failed) in it: in the period’s bordereau once, by its payment', async () => {
+    const paid = await claimPaymentPending();
+    const failed = await claimPaymentPending();
+    const openedAt = await t.db
+      .selectFrom('claims')
+      .select((eb) => eb.fn.max('opened_at').as('at'))
+      .where('id', 'in', [paid.claimId, failed.claimId])
+      .executeTakeFirstOrThrow();
+    // the period starts after both opened: each is found by its ledger entry in it alone
+    const period = { from: new Date(openedAt.at.getTime() + 1), to: new Date(Date.now() + 30 * MINUTE) };
+    const paidAt = new Date(Date.now() + 10 * MINUTE);
+    assert.equal(await settle(paid.endToEndId, 'paid', paidAt), 'paid');
+    assert.equal(await settle(failed.endToEndId, 'failed', paidAt), 'failed');
+    const rows = (await claimsBordereau(t.db, scope(), period)).rows;
+    const paidRows = rows.filter((r) => r.claim_number === paid.claimNumber);
+    const failedRows = rows.filter((r) => r.claim_number === failed.claimNumber);
+    assert.equal(paidRows.length, 1, JSON.stringify(paidRows));
+    assert.equal(failedRows.length, 1, JSON.stringify(failedRows));
+    assert.deepEqual([paidRows[0]!.status, paidRows[0]!.paid_at], ['paid', paidAt]);
+    assert.ok(paidRows[0]!.paid_in_period > 0, JSON.stringify(paidRows[0]));
+    assert.deepEqual(
+      [failedRows[0]!.status, failedRows[0]!.paid_in_period, failedRows[0]!.failed_attempts_in_period],
+      ['failed', 0, 1],
+    );
+  });
+
+  it('an entry of another scope naming a claim does not bring the claim into that scope’s bordereau', async () => {
+    const { claimId, claimNumber } = await openClaim();
+    const { contract_id } = await t.db
+      .selectFrom('claims')
+      .select('contract_id')
+      .where('id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    // an entry no writer makes: the sandbox claim's, written under the partner's production scope
+    await t.db
+      .insertInto('ledger_entries')
+      .values({
+        partner_id: partner.id,
+        environment: 'production',
+        kind: 'payout_failed',
+        amount: 0,
+        currency: 'EUR',
+        contract_id,
+        claim_id: claimId,
+        event_key: `test:${claimId}:other-scope`,
+        occurred_at: new Date(),
+        recorded_by: 'test',
+      })
+      .execute();
+    const to = new Date(Date.now() + 86_400_000);
+    const production = await claimsBordereau(t.db, { ...scope(), environment: 'production' }, { from, to });
+    assert.deepEqual(
+      production.rows.filter((r) => r.claim_number === claimNumber),
+      [],
+    );
+    assert.deepEqual(await asOf(to, claimNumber), { status: 'opened', paidAt: null });
+  });
+
   it('a returned payment: paid (paid_at set) in a bordereau ending before the return, failed (no paid_at) after', async () => {
     const { contractNumber, claimNumber, endToEndId } = await claimPaymentPending();
     const paidAt = new Date(Date.now() + 10 * MINUTE);

@@ -308,6 +308,7 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
       /append-only/,
     );
     await assert.rejects(sql`DELETE FROM ledger_entries WHERE partner_id = ${a.id}`.execute(t.db), /append-only/);
+    // nor emptied by TRUNCATE (migration 0083): test/ledger/ledger-truncate.db.test.ts, on a database no app uses
 
     const before = await partnerStatement(t.db, scope(), period());
     const beforeRows = (await premiumBordereau(t.db, scope(), period())).rows;
