@@ -8,12 +8,14 @@ scores the held-out month, per event, with the definitions of src/risk/evaluate.
 AUC, and log-loss gain against the fitting months' global average of the event.
 
 Features: only what a quote knows (airline, flight number, origin, destination, scheduled local
-departure time, day of week, day of month, distance) and what the fitting months' schedule and
-outcomes give for those keys: target encodings (rates of cancelled / >= 15 / >= 60 / >= 180 and legs,
-smoothed) per key, out of fold by date on the fitting months; schedule volumes (departures per day
-at the origin in the hour, arrivals per day at the destination in the arrival hour, the airline's
-share of the origin), block time against the route's median, the flight number's legs per day and
-position in its day. No month feature (the held-out month is outside the fitting months' range).
+departure time, day of week, distance; day of month unless `--drop dom`, which the documented run
+uses) and what the fitting months' schedule and outcomes give for those keys: target encodings
+(rates of cancelled / >= 15 / >= 60 / >= 180 and legs, smoothed) per key, out of fold by date on the
+fitting months; schedule volumes (departures per day at the origin in the hour, arrivals per day at
+the destination in the arrival hour, the airline's share of the origin), block time against the
+route's median, the flight number's legs per day and position in its day. No month feature (the
+held-out month is outside the fitting months' range). The number of trees is chosen on a fifth of
+the fitting months' dates, held out.
 
 Usage (one core, low priority):
   OMP_NUM_THREADS=1 nice -n 10 /usr/bin/python3 scratch/ceiling/ceiling.py SPLIT [SPLIT...] [--drop GROUP,...]
