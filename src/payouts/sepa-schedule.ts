@@ -17,7 +17,7 @@ import {
   type RefusedCurrency,
   type SkippedPayout,
 } from './sepa-batch.ts';
-import { achReturnWindowPassedFor } from './fed-calendar.ts';
+import { achSettlementDue } from './settle-ach.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
@@ -51,13 +51,15 @@ export const PAYOUT_REPORT_BUSINESS_DAYS = 3;
 /**
  * When a payout still instructed is unreported (`parasol payouts list --unreported`, the gauge): a
  * SEPA one instructed before `payoutReportDueBefore`; an ACH one whose return window passed a
- * Federal Reserve business day ago (the hourly settlement job should have settled it paid:
- * settle-ach.ts) — never one inside its window.
+ * Federal Reserve business day ago by the settlement's own rule (`achSettlementDue`: counted from its
+ * file's effective entry date, or from the file's write when written late; a file never written is
+ * not counted) — the hourly settlement job should have settled it paid (settle-ach.ts); never one
+ * inside its window.
  */
 export function unreportedDue(now: Date, achReturnWindowDays: number): UnreportedDue {
   return {
     instructedBefore: payoutReportDueBefore(now),
-    achEntryDateUpTo: achReturnWindowPassedFor(now, achReturnWindowDays + 1),
+    ach: achSettlementDue(now, achReturnWindowDays + 1),
   };
 }
 
