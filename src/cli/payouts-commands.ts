@@ -281,7 +281,7 @@ export function payoutsCommands(kit: CommandKit): void {
       return {
         data: report,
         lines: [
-          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict, ${o.amount_mismatch} amount mismatch${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
+          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict, ${o.amount_mismatch} amount mismatch, ${o.not_sent} never sent${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
           ...report.issues.map(
             (i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}${i.detail ? ` (${i.detail}): left as it was` : ''}`,
           ),

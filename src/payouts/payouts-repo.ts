@@ -133,6 +133,22 @@ export async function upsertPendingPayout(
   return row;
 }
 
+/**
+ * Whether the payout's transfer went out in a written file: it is in a batch (its current attempt:
+ * a new attempt leaves its batch) whose file was written (`file_path`). Not so for a payout still
+ * pending, nor one of a batch committed without its file (the process stopped before writing it).
+ */
+export async function payoutInWrittenFile(db: Executor, payoutId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('payouts as p')
+    .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+    .select('b.id')
+    .where('p.id', '=', payoutId)
+    .where('b.file_path', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The payouts joined to their attempts, one of which had this end-to-end id. */
 const payoutOfAttempt = (db: Executor, endToEndId: string) =>
   db

@@ -50,11 +50,15 @@ export async function settleAchPayouts(
   );
   let paid = 0;
   for (const { end_to_end_id: endToEndId } of due) {
-    const outcome = await deps.db
-      .transaction()
-      .execute((trx) =>
-        settlePayout(trx, deps, { endToEndId, outcome: 'paid', actor: ACH_SETTLE_ACTOR, rails: ['ach'] }),
-      );
+    const outcome = await deps.db.transaction().execute((trx) =>
+      settlePayout(trx, deps, {
+        endToEndId,
+        outcome: 'paid',
+        actor: ACH_SETTLE_ACTOR,
+        rails: ['ach'],
+        sentInFile: true,
+      }),
+    );
     if (outcome === 'paid') paid++;
   }
   return { paid, unchanged: due.length - paid };
