@@ -520,6 +520,15 @@ export function isAchDayFull(error: DomainError): boolean {
 }
 
 /**
+ * Whether the file at `filePath` is the batch's own, byte for byte (`text`: its stored file): the one
+ * test of a file found under a batch's name and never recorded, for `exportSepaBatch` and the
+ * schedule's check alike (sepa-schedule.ts `checkUnrecordedSepaFiles`).
+ */
+export async function isBatchFile(text: string, filePath: string): Promise<boolean> {
+  return (await fs.readFile(filePath)).equals(Buffer.from(text, 'utf8'));
+}
+
+/**
  * Writes a batch's file from the database (again, e.g. after a crash or onto a new machine) and
  * records it (`file_path`, and `file_written_at` unless recorded before: `now`). A file already in the
  * directory under the batch's name but never recorded (written, then the process stopped before
@@ -551,7 +560,7 @@ export async function exportSepaBatch(
     if (batch.file_path) return batch.file_path;
     // there, never recorded: recorded when it is this batch's file byte for byte, never overwritten
     written = join(deps.directory, fileName);
-    if (!(await fs.readFile(written)).equals(Buffer.from(text, 'utf8')))
+    if (!(await isBatchFile(text, written)))
       throw new DomainError(
         'conflict',
         `${fileName} is in the payout directory but is not this batch's file (its bytes differ from the stored one): nothing was written or recorded; check it, move it away and export again.`,

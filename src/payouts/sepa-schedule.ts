@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { audit } from '../platform/audit.ts';
+import { openField } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import {
   countPendingAchPayouts,
@@ -12,6 +13,7 @@ import {
 } from './payouts-repo.ts';
 import {
   createPayoutBatches,
+  isBatchFile,
   type BatchDeps,
   type BatchResult,
   type RefusedCurrency,
@@ -83,7 +85,10 @@ export interface ScheduledBatchReport {
   batches: BatchResult[];
   /** Files of earlier batches found in the directory and recorded by this run (written, not recorded). */
   recorded: { messageId: string; path: string }[];
-  /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
+  /**
+   * Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the
+   * job — nor recorded when a file under the batch's name is not its own (`payouts export` says so).
+   */
   unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[];
   /** No debtor: the payouts of pain.001 files (all currencies) that wait for one (logged for the operator); ACH files are made without. */
   waiting: number;
@@ -129,14 +134,16 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
  * The batches created more than FILE_RECOVERY_GRACE_MS before `now` (their `created_at`, the batch's
  * clock, read before its transaction) whose file was never recorded as
  * written. One whose file is in the directory under its name (written, then the process stopped or
- * the database failed before recording it) is recorded as it is. The others are **reported, never
+ * the database failed before recording it) is recorded as it is, when its bytes are the batch's
+ * stored file's (`isBatchFile`, the test `parasol payouts export` applies: a file with other bytes is
+ * no proof the batch's went anywhere, and is never recorded as it). The others are **reported, never
  * written here**: whether their file reached the bank cannot be known from here (written, then taken
  * by the transfer channel before the write was recorded, or never written at all), and a file sent
  * twice pays every transfer in it twice — paying late is the lesser harm. The job logs them at
  * `error` every run and metric `parasol_sepa_batches_without_file` counts them, until an operator
  * checks with the bank and writes the file with `parasol payouts export` (which records it).
  */
-export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'directory' | 'now'>): Promise<{
+export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'directory' | 'keys' | 'now'>): Promise<{
   recorded: { messageId: string; path: string }[];
   unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[];
 }> {
@@ -147,7 +154,10 @@ export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'dir
     const batch = await findSepaBatch(deps.db, { id });
     if (!batch || batch.file_path) continue;
     const filePath = path.join(deps.directory, `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`);
-    if (await isFile(filePath)) {
+    if (
+      (await isFile(filePath)) &&
+      (await isBatchFile(openField(deps.keys.encryption, batch.xml_enc, batch.xml), filePath))
+    ) {
       if (await recordFile(deps.db, batch.id, batch.message_id, filePath, deps.now()))
         recorded.push({ messageId: batch.message_id, path: filePath });
     } else unwritten.push({ messageId: batch.message_id, createdAt, format: batch.format });
