@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { settleAchPayouts } from '../../src/payouts/index.ts';
-import { createPayoutBatches } from '../../src/payouts/sepa-batch.ts';
+import { createAchBatch, createPayoutBatches, exportSepaBatch } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
@@ -269,5 +269,70 @@ describe('ACH payouts to US accounts', () => {
       .where('claim_id', '=', claim.id)
       .executeTakeFirstOrThrow();
     assert.equal(payout.status, 'instructed');
+  });
+
+  it('a return file naming an entry whose NACHA file was never written changes nothing (not_sent); once written, it applies', async () => {
+    const claim = await usAccountClaim(t, partner, { flightNumber: `AF${7400 + (process.pid % 300)}`, operator });
+    // the batch commits, then its file cannot be written (the process stopped in between)
+    const blocked = path.join(dir, 'not-a-directory');
+    await fs.writeFile(blocked, '');
+    await assert.rejects(
+      createAchBatch(
+        { ...achBatchDeps(t, dir, '2031-06-02T14:00:00Z'), directory: blocked },
+        { actor: 'operator:test' },
+      ),
+    );
+    await fs.rm(blocked);
+    const payoutOf = () =>
+      t.db
+        .selectFrom('payouts')
+        .select(['status', 'batch_id'])
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+    const { batch_id: batchId, status } = await payoutOf();
+    assert.equal(status, 'instructed');
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select('xml_enc')
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    const entry = decrypt(t.app.parasol.keys.encryption, stored.xml_enc!)
+      .split('\n')
+      .find((r) => r.startsWith('6'))!;
+    const amount = entry.slice(29, 39);
+    const returnFile = [
+      `101 026009593 121000358${'2606051200A094101'}${'PARASOL'.padEnd(23)}${'WELLS FARGO'.padEnd(23)}${''.padEnd(8)}`,
+      `5220${'PARASOL'.padEnd(16)}${''.padEnd(20)}1123456789PPD${'CLAIM PAY'.padEnd(10)}${''.padEnd(6)}260605${''.padEnd(3)}1121000350000001`,
+      `621${entry.slice(3, 78)}1121000350000001`,
+      `799R03${entry.slice(79, 94)}      12100035${''.padEnd(44)}121000350000001`,
+      `8220000002${'0012100035'}${''.padStart(12, '0')}${amount.padStart(12, '0')}1123456789${''.padEnd(25)}121000350000001`,
+      `9000001000001000000020012100035${''.padStart(12, '0')}${amount.padStart(12, '0')}${''.padEnd(39)}`,
+    ].join('\n');
+    const file = path.join(dir, 'returns-unwritten.ach');
+    await fs.writeFile(file, returnFile);
+    const imported = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal(imported.code, 0, imported.err);
+    const report = JSON.parse(imported.out) as {
+      format: string;
+      outcomes: Record<string, number>;
+      issues: { outcome: string; detail?: string }[];
+    };
+    assert.deepEqual([report.format, report.outcomes.not_sent, report.outcomes.failed], ['nacha', 1, 0]);
+    assert.match(
+      report.issues[0]?.detail ?? '',
+      /reported returned, the payout is instructed and was never in a written file/,
+    );
+    assert.equal((await payoutOf()).status, 'instructed');
+
+    // the operator, having checked with the bank, writes it: the same return file now applies
+    await exportSepaBatch(
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-06-03T14:00:00Z') },
+      batchId!,
+      'operator:test',
+    );
+    const again = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal(again.code, 0, again.err);
+    assert.equal((JSON.parse(again.out) as { outcomes: Record<string, number> }).outcomes.failed, 1);
+    assert.equal((await payoutOf()).status, 'failed');
   });
 });
