@@ -29,6 +29,7 @@ export {
   createPayoutBatches,
   createSepaBatch,
   exportSepaBatch,
+  recordSentSepaBatch,
   leftOutBicFault,
   type RefusedCurrency,
 } from './sepa-batch.ts';

@@ -163,7 +163,7 @@ export async function reconcilePayouts(
           line: row.line,
           endToEndId: row.endToEndId,
           outcome,
-          detail: `reported ${row.status}, the payout is ${payout?.status ?? 'unknown'} and was never in a written file: no bank was sent it`,
+          detail: `reported ${row.status}, the payout is ${payout?.status ?? 'unknown'}: no written file is recorded for it: check with the bank whether its batch's file went`,
         });
       } else if (outcome === 'superseded' || outcome === 'conflict')
         issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });

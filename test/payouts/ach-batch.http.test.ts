@@ -320,7 +320,7 @@ describe('ACH payouts to US accounts', () => {
     assert.deepEqual([report.format, report.outcomes.not_sent, report.outcomes.failed], ['nacha', 1, 0]);
     assert.match(
       report.issues[0]?.detail ?? '',
-      /reported returned, the payout is instructed and was never in a written file/,
+      /reported returned, the payout is instructed: no written file is recorded for it: check with the bank whether its batch's file went/,
     );
     assert.equal((await payoutOf()).status, 'instructed');
 

@@ -461,7 +461,7 @@ describe('payout returns and camt.054 reports', () => {
     assert.equal(report.issues[0]!.outcome, 'not_sent');
     assert.match(
       report.issues[0]!.detail ?? '',
-      /reported paid, the payout is pending and was never in a written file/,
+      /reported paid, the payout is pending: no written file is recorded for it: check with the bank whether its batch's file went/,
     );
     assert.equal((await payoutOf(pending.claimNumber)).status, 'pending');
     assert.equal((await claimOf(pending.claimNumber)).status, 'payment_pending');
