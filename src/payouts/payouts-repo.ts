@@ -441,7 +441,6 @@ export interface UnreportedDue {
  * a file before `instructedBefore` (no bank report), ACH ones past their return window by `ach`
  * (`achReturnWindowPassed`: the settlement job has not settled them).
  */
-
 export async function listPayouts(
   db: Executor,
   q: {

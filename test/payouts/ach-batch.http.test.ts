@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { settleAchPayouts } from '../../src/payouts/index.ts';
-import { createAchBatch, createPayoutBatches, exportSepaBatch } from '../../src/payouts/sepa-batch.ts';
+import { createPayoutBatches } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
@@ -16,7 +16,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
-import { achBatchDeps, achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
+import { achBatchDeps, achBatchWithoutFile, achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
 
 /**
  * A USD claim paid to a US account, end to end in production: the form takes the account, `parasol
@@ -274,15 +274,7 @@ describe('ACH payouts to US accounts', () => {
   it('a return file naming an entry whose NACHA file was never written changes nothing (not_sent); once written, it applies', async () => {
     const claim = await usAccountClaim(t, partner, { flightNumber: `AF${7400 + (process.pid % 300)}`, operator });
     // the batch commits, then its file cannot be written (the process stopped in between)
-    const blocked = path.join(dir, 'not-a-directory');
-    await fs.writeFile(blocked, '');
-    await assert.rejects(
-      createAchBatch(
-        { ...achBatchDeps(t, dir, '2031-06-02T14:00:00Z'), directory: blocked },
-        { actor: 'operator:test' },
-      ),
-    );
-    await fs.rm(blocked);
+    await achBatchWithoutFile(t, dir, '2031-06-02T14:00:00Z');
     const payoutOf = () =>
       t.db
         .selectFrom('payouts')
@@ -324,12 +316,35 @@ describe('ACH payouts to US accounts', () => {
     );
     assert.equal((await payoutOf()).status, 'instructed');
 
-    // the operator, having checked with the bank, writes it: the same return file now applies
-    await exportSepaBatch(
-      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-06-03T14:00:00Z') },
-      batchId!,
-      'operator:test',
-    );
+    // the bank got the file outside Parasol: recorded as sent, no file written (none the channel could send again)
+    const { message_id: messageId } = await t.db
+      .selectFrom('sepa_batches')
+      .select('message_id')
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    const sent = await cli('--json', 'payouts', 'export', messageId, '--already-sent');
+    assert.equal(sent.code, 0, sent.err);
+    const recordedPath = (JSON.parse(sent.out) as { path: string }).path;
+    await assert.rejects(fs.stat(recordedPath), { code: 'ENOENT' }, 'no file written');
+    const batchRow = await t.db
+      .selectFrom('sepa_batches')
+      .select(['file_path', 'file_written_at'])
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batchRow.file_path, recordedPath);
+    assert.ok(batchRow.file_written_at);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity_id', '=', messageId)
+      .where('action', '=', 'recorded_sent')
+      .execute();
+    assert.equal(audited.length, 1);
+    assert.deepEqual(audited[0]!.data, { path: recordedPath });
+    // a second time: refused, nothing more recorded
+    const twice = await cli('--json', 'payouts', 'export', messageId, '--already-sent');
+    assert.notEqual(twice.code, 0);
+    assert.match(twice.err + twice.out, /has a written file recorded already/);
     const again = await cli('--json', 'payouts', 'reconcile', file);
     assert.equal(again.code, 0, again.err);
     assert.equal((JSON.parse(again.out) as { outcomes: Record<string, number> }).outcomes.failed, 1);
