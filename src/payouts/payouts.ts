@@ -187,7 +187,7 @@ export async function settlePayout(
      * committed without its file) is `not_sent`, audited (`bank_report_not_sent`) and left as it is.
      * Not for an operator's CSV row, which may record a payout paid another way.
      */
-    sentInFile?: boolean | undefined;
+    sentInFile: boolean;
   },
 ): Promise<SettleOutcome> {
   const found = await findPayoutByEndToEndId(trx, report.endToEndId);
@@ -446,6 +446,7 @@ export async function payWithSimulatedBank(
         reason: returned.account_kind === 'us' ? SIMULATED_BANK_US_RETURN : SIMULATED_BANK_RETURN,
         actor: 'system:simulated-bank',
         rails: ['simulated_bank'],
+        sentInFile: false,
       });
     }
     // not pending: settled, retried since, or cancelled (its claim voided)
@@ -467,6 +468,7 @@ export async function payWithSimulatedBank(
       reason: rejected ? (us ? SIMULATED_BANK_US_REJECTION : SIMULATED_BANK_REJECTION) : null,
       actor: 'system:simulated-bank',
       rails: ['simulated_bank'],
+      sentInFile: false,
     });
     if (outcome === 'paid' && number === (us ? SIMULATED_BANK_RETURNED_US_ACCOUNT : SIMULATED_BANK_RETURNED_IBAN))
       await deps.jobs.send(

@@ -127,7 +127,13 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     db
       .transaction()
       .execute((trx) =>
-        settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system', rails: ['simulated_bank'] }),
+        settlePayout(trx, settleDeps(now), {
+          endToEndId,
+          outcome,
+          actor: 'system',
+          rails: ['simulated_bank'],
+          sentInFile: false,
+        }),
       );
   /** The claim's webhook events of this type: their `timestamp` and data. */
   const eventsOf = async (type: string, claimNumber: string) =>
@@ -443,6 +449,7 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
           outcome: 'returned',
           actor: 'system',
           rails: ['simulated_bank'],
+          sentInFile: false,
         });
       });
       await isStarted;
