@@ -117,7 +117,9 @@ export async function achBatchWithoutFile(t: TestApp, dir: string, at: string): 
   const blocked = path.join(dir, `not-a-directory-${process.pid}`);
   await fs.writeFile(blocked, '');
   try {
-    await assert.rejects(createAchBatch({ ...achBatchDeps(t, dir, at), directory: blocked }, { actor: 'operator:test' }));
+    await assert.rejects(
+      createAchBatch({ ...achBatchDeps(t, dir, at), directory: blocked }, { actor: 'operator:test' }),
+    );
   } finally {
     await fs.rm(blocked);
   }
