@@ -41,7 +41,13 @@ import { LimitsSnapshot } from './limits/index.ts';
 import { WebhookEndpointCache, webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
 import { twilioStatusRoutes } from './notify/index.ts';
 import { tellPartnerCustomerUnreachable } from './claims/index.ts';
-import { FILE_RECOVERY_GRACE_MS, LEFT_OUT_PAYOUT, payoutReportDueBefore, unreportedDue } from './payouts/index.ts';
+import {
+  achReturnWindowPassed,
+  FILE_RECOVERY_GRACE_MS,
+  LEFT_OUT_PAYOUT,
+  payoutReportDueBefore,
+  unreportedDue,
+} from './payouts/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -167,12 +173,13 @@ async function assembleApp(
   });
   const quoteCounter = new QuoteCounter();
   // a transfer instructed is due its bank report within PAYOUT_REPORT_BUSINESS_DAYS TARGET business days
-  // (an ACH transfer once its return window passed: unreportedDue)
+  // (an ACH transfer a Federal Reserve business day after its return window passed, by the settlement
+  // job's rule: unreportedDue, achReturnWindowPassed)
   const metrics = new DatabaseGauges(database.db, {
     leftOutPayout: LEFT_OUT_PAYOUT,
     reportDueBefore: payoutReportDueBefore,
     fileGraceMs: FILE_RECOVERY_GRACE_MS,
-    achSettleDueUpTo: (at) => unreportedDue(at, config.achReturnWindowDays).achEntryDateUpTo,
+    achUnreported: (at) => achReturnWindowPassed(unreportedDue(at, config.achReturnWindowDays).ach),
   });
   const limits = new LimitsSnapshot(database.db, {
     now,

@@ -12,6 +12,7 @@ import {
   PAYOUT_STATUSES,
   unreportedDue,
   reconcilePayouts,
+  recordSentSepaBatch,
   setPayoutBic,
 } from '../payouts/index.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
@@ -243,19 +244,35 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'export <batch>',
-    'Write a batch file (pain.001 or NACHA) again from the database, by batch id or message id',
+    'Write a batch file (pain.001 or NACHA) again from the database, by batch id or message id; --already-sent records one the bank got outside Parasol, writing nothing',
     'parasol payouts export PSL-20261201-0A1B2C3D4E5F6071',
-  ).action(
-    run(async (batch: string) => {
-      const { config, keys } = services();
-      const path = await exportSepaBatch(
-        { db, keys, directory: config.payoutsDir, now: () => new Date() },
-        batch,
-        actor,
-      );
-      return { data: { path }, lines: [`${path.endsWith('.ach') ? 'NACHA file' : 'pain.001 file'}: ${path}`] };
-    }),
-  );
+  )
+    .option(
+      '--already-sent',
+      "record the batch's file as sent (the bank got it outside Parasol) without writing it: never a second file the transfer channel could send again",
+    )
+    .action(
+      run(async (batch: string, options: { alreadySent?: boolean }) => {
+        const { config, keys } = services();
+        if (options.alreadySent) {
+          const path = await recordSentSepaBatch(
+            { db, directory: config.payoutsDir, now: () => new Date() },
+            batch,
+            actor,
+          );
+          return {
+            data: { path, written: false },
+            lines: [`recorded as sent outside Parasol, no file written: ${path}`],
+          };
+        }
+        const path = await exportSepaBatch(
+          { db, keys, directory: config.payoutsDir, now: () => new Date() },
+          batch,
+          actor,
+        );
+        return { data: { path }, lines: [`${path.endsWith('.ach') ? 'NACHA file' : 'pain.001 file'}: ${path}`] };
+      }),
+    );
 
   leaf(
     payouts,
@@ -281,7 +298,7 @@ export function payoutsCommands(kit: CommandKit): void {
       return {
         data: report,
         lines: [
-          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict, ${o.amount_mismatch} amount mismatch${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
+          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict, ${o.amount_mismatch} amount mismatch, ${o.not_sent} never sent${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
           ...report.issues.map(
             (i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}${i.detail ? ` (${i.detail}): left as it was` : ''}`,
           ),

@@ -355,8 +355,13 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         );
       for (const batch of report.unwritten)
         rt.log.error(
-          { messageId: batch.messageId, createdAt: batch.createdAt.toISOString(), format: batch.format },
-          `${batch.format === 'nacha' ? 'NACHA' : 'pain.001'} batch without a recorded file: check with the bank channel whether it was sent; if not, parasol payouts export <messageId>`,
+          {
+            messageId: batch.messageId,
+            createdAt: batch.createdAt.toISOString(),
+            format: batch.format,
+            reason: batch.reason,
+          },
+          `${batch.format === 'nacha' ? 'NACHA' : 'pain.001'} batch without a recorded file (${batch.reason === 'missing' ? 'missing: no file under its name in the payouts directory' : "other_bytes: the file under its name is not the batch's, look at it"}): check with the bank channel whether it was sent; if not, parasol payouts export <messageId>; if it was, parasol payouts export <messageId> --already-sent`,
         );
       for (const b of report.batches)
         rt.log.info(

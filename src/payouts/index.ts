@@ -14,15 +14,22 @@ export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
 export { voidClaim } from './void-claim.ts';
 export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-bic.ts';
-export { LEFT_OUT_PAYOUT, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
+export {
+  achReturnWindowPassed,
+  LEFT_OUT_PAYOUT,
+  listClaimPayoutAttempts,
+  listPayouts,
+  type PayoutAttemptRow,
+} from './payouts-repo.ts';
 export { operatorPayoutsPage } from './operator-payouts.ts';
 export { HOLDER_NOT_OPENED, payWithSimulatedBank, type SettleWarning } from './payouts.ts';
-export { ACH_SETTLE_ACTOR, settleAchPayouts } from './settle-ach.ts';
+export { ACH_SETTLE_ACTOR, achSettlementDue, settleAchPayouts } from './settle-ach.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
 export {
   createPayoutBatches,
   createSepaBatch,
   exportSepaBatch,
+  recordSentSepaBatch,
   leftOutBicFault,
   type RefusedCurrency,
 } from './sepa-batch.ts';

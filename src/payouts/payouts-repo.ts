@@ -1,4 +1,4 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Environment, LeftOutCode, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
 import type { Keyset } from '../platform/cursor.ts';
 import type { Executor } from '../platform/db.ts';
@@ -131,6 +131,22 @@ export async function upsertPendingPayout(
       .values({ end_to_end_id: endToEndId, payout_id: id, attempt: 1, created_at: p.at })
       .execute();
   return row;
+}
+
+/**
+ * Whether the payout's transfer went out in a written file: it is in a batch (its current attempt:
+ * a new attempt leaves its batch) whose file was written (`file_path`). Not so for a payout still
+ * pending, nor one of a batch committed without its file (the process stopped before writing it).
+ */
+export async function payoutInWrittenFile(db: Executor, payoutId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('payouts as p')
+    .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+    .select('b.id')
+    .where('p.id', '=', payoutId)
+    .where('b.file_path', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The payouts joined to their attempts, one of which had this end-to-end id. */
@@ -387,17 +403,44 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
 }
 
 /**
- * For operators (CLI and console): payouts, newest first, optionally by status, environment or partner;
- * `unreported`: only payouts still instructed that should have been settled by now — SEPA ones put in
- * a file before `instructedBefore` (no bank report), ACH ones of files whose effective entry date is
- * `achEntryDateUpTo` or earlier (their return window passed, the settlement job has not settled them).
+ * When an ACH entry's return window has passed (settle-ach.ts, `achSettlementDue`): its file's
+ * effective entry date is `entryDateUpTo` or earlier, and the file was written before `writtenBefore`
+ * (a file written late reaches the bank late: its window counts from the write).
  */
-/** When an instructed payout is unreported (sepa-schedule.ts, `unreportedDue`). */
-export interface UnreportedDue {
-  instructedBefore: Date;
-  achEntryDateUpTo: string;
+export interface AchSettlementDue {
+  entryDateUpTo: string;
+  writtenBefore: Date;
 }
 
+/**
+ * The one rule of an ACH payout whose return window has passed, over `payouts as p` joined to
+ * `sepa_batches as b` (its batch): rail `ach`, its file's effective entry date `due.entryDateUpTo` or
+ * earlier, and the file written (`file_path`, with `file_written_at`, migration 0076) before
+ * `due.writtenBefore`. A batch committed without its file (the process stopped before writing it)
+ * may never have reached the bank: never past its window (the batch job and
+ * parasol_sepa_batches_without_file report it). The settlement job settles by it
+ * (`listAchPayoutsPastReturnWindow`); the operators' list (`listPayouts`' `unreported`) and the gauge
+ * parasol_production_payouts_unreported count by it, one Federal Reserve business day later.
+ */
+export function achReturnWindowPassed(due: AchSettlementDue): RawBuilder<boolean> {
+  // a file recorded by a version before migration 0076 (no time): written right after its batch's commit
+  return sql<boolean>`(p.rail = 'ach' and b.execution_date <= ${due.entryDateUpTo}::date and b.file_path is not null and coalesce(b.file_written_at, b.created_at) < ${due.writtenBefore}::timestamptz)`;
+}
+
+/** When an instructed payout is unreported (sepa-schedule.ts, `unreportedDue`). */
+export interface UnreportedDue {
+  /** A SEPA transfer put in a file before this instant. */
+  instructedBefore: Date;
+  /** An ACH entry past its return window by this rule (`achReturnWindowPassed`). */
+  ach: AchSettlementDue;
+}
+
+/**
+ * For operators (CLI and console): payouts, newest first, optionally by status, environment or partner;
+ * `unreported`: only payouts still instructed that should have been settled by now — SEPA ones put in
+ * a file before `instructedBefore` (no bank report), ACH ones past their return window by `ach`
+ * (`achReturnWindowPassed`: the settlement job has not settled them).
+ */
 export async function listPayouts(
   db: Executor,
   q: {
@@ -448,13 +491,13 @@ export async function listPayouts(
   if (q.leftOut) query = query.where(LEFT_OUT_PAYOUT);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.unreported) {
-    const { instructedBefore, achEntryDateUpTo } = q.unreported;
+    const { instructedBefore, ach } = q.unreported;
     query = query
       .where('p.status', '=', 'instructed')
       .where((eb) =>
         eb.or([
           eb.and([eb('p.rail', '=', 'sepa'), eb('p.instructed_at', '<', instructedBefore)]),
-          eb.and([eb('p.rail', '=', 'ach'), eb('b.execution_date', '<=', achEntryDateUpTo)]),
+          achReturnWindowPassed(ach),
         ]),
       );
   }
@@ -711,35 +754,28 @@ export async function claimNumberOfPayout(db: Executor, endToEndId: string): Pro
 }
 
 /**
- * Production payouts to US accounts (rail `ach`) still `instructed` in a NACHA file whose effective
- * entry date is `entryDateUpTo` or earlier and which was written before `writtenBefore`, oldest first:
- * those whose return window has passed (settle-ach.ts). Only a file written to the payouts directory
- * (`file_written_at` recorded with `file_path`, migration 0076): a batch committed without its file
- * (the process stopped before writing it) may never have reached the bank — its payouts are not paid
- * until an operator, having checked with the bank, exports it; and a file written late is sent late,
- * its window counting from the write. Unlocked: each is settled in its own transaction, which locks it.
+ * Production payouts to US accounts (rail `ach`) still `instructed` whose return window has passed by
+ * `due` (`achReturnWindowPassed`: the file's effective entry date, and when it was written — a batch
+ * committed without its file is never taken, its payouts not paid until an operator, having checked
+ * with the bank, exports it), oldest first (settle-ach.ts). Unlocked: each is settled in its own
+ * transaction, which locks it.
  */
 export async function listAchPayoutsPastReturnWindow(
   db: Executor,
-  due: { entryDateUpTo: string; writtenBefore: Date },
+  due: AchSettlementDue,
   limit: number,
 ): Promise<{ end_to_end_id: string }[]> {
-  return (
-    db
-      .selectFrom('payouts as p')
-      .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
-      .select('p.end_to_end_id')
-      .where('p.rail', '=', 'ach')
-      .where('p.status', '=', 'instructed')
-      .where('b.execution_date', '<=', due.entryDateUpTo)
-      .where('b.file_path', 'is not', null)
-      // a file recorded by a version before migration 0076 (no time): written right after its batch's commit
-      .where(sql<Date>`coalesce(b.file_written_at, b.created_at)`, '<', due.writtenBefore)
-      .orderBy('p.instructed_at')
-      .orderBy('p.id')
-      .limit(limit)
-      .execute()
-  );
+  return db
+    .selectFrom('payouts as p')
+    .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+    .select('p.end_to_end_id')
+    .where('p.rail', '=', 'ach')
+    .where('p.status', '=', 'instructed')
+    .where(achReturnWindowPassed(due))
+    .orderBy('p.instructed_at')
+    .orderBy('p.id')
+    .limit(limit)
+    .execute();
 }
 
 /** The File ID Modifiers of the NACHA files made on `fileDate` (UTC) for `origin`. */

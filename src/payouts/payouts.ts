@@ -11,6 +11,7 @@ import {
   findPayout,
   findPayoutAccount,
   findPayoutByEndToEndId,
+  payoutInWrittenFile,
   lockPayoutClaim,
   markPayoutFailed,
   markPayoutPaid,
@@ -142,7 +143,7 @@ export interface SettleWarning {
 export const HOLDER_NOT_OPENED = "bank reason masked without the account holder's name: it cannot be opened";
 
 export type SettleOutcome =
-  'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'amount_mismatch' | 'unknown';
+  'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'amount_mismatch' | 'not_sent' | 'unknown';
 
 /** What a bank report can say of a transfer: paid, rejected (failed), or paid then sent back (returned). */
 export type BankOutcome = 'paid' | 'failed' | 'returned';
@@ -180,6 +181,13 @@ export async function settlePayout(
      * `simulated_bank`; the ACH settlement: `ach`.
      */
     rails: readonly Rail[];
+    /**
+     * A bank's own report (camt.054, a NACHA return file): it can only speak of a transfer the bank
+     * was sent. A payout whose attempt was never in a written file (still pending, or of a batch
+     * committed without its file) is `not_sent`, audited (`bank_report_not_sent`) and left as it is.
+     * Not for an operator's CSV row, which may record a payout paid another way.
+     */
+    sentInFile: boolean;
   },
 ): Promise<SettleOutcome> {
   const found = await findPayoutByEndToEndId(trx, report.endToEndId);
@@ -193,6 +201,20 @@ export async function settlePayout(
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
   // its claim was voided before the payout was sent: no bank can report on it, an operator looks
   if (payout.status === 'cancelled') return 'conflict';
+  // a bank cannot report a transfer it was never sent: an operator looks, nothing changes
+  if (report.sentInFile && !(await payoutInWrittenFile(trx, payout.id))) {
+    await audit(trx, {
+      actor: report.actor,
+      partnerId: payout.partner_id,
+      environment: payout.environment,
+      entity: 'payout',
+      entityId: payout.end_to_end_id,
+      action: 'bank_report_not_sent',
+      at: deps.now(),
+      data: { outcome: report.outcome, status: payout.status },
+    });
+    return 'not_sent';
+  }
   const reported = comparableAmount(payout, report.amount);
   if (reported && !sameAmount(payout, reported)) {
     await audit(trx, {
@@ -424,6 +446,7 @@ export async function payWithSimulatedBank(
         reason: returned.account_kind === 'us' ? SIMULATED_BANK_US_RETURN : SIMULATED_BANK_RETURN,
         actor: 'system:simulated-bank',
         rails: ['simulated_bank'],
+        sentInFile: false,
       });
     }
     // not pending: settled, retried since, or cancelled (its claim voided)
@@ -445,6 +468,7 @@ export async function payWithSimulatedBank(
       reason: rejected ? (us ? SIMULATED_BANK_US_REJECTION : SIMULATED_BANK_REJECTION) : null,
       actor: 'system:simulated-bank',
       rails: ['simulated_bank'],
+      sentInFile: false,
     });
     if (outcome === 'paid' && number === (us ? SIMULATED_BANK_RETURNED_US_ACCOUNT : SIMULATED_BANK_RETURNED_IBAN))
       await deps.jobs.send(

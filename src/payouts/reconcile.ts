@@ -36,7 +36,8 @@ export interface ReconciliationReport {
   outcomes: Record<SettleOutcome, number>;
   /**
    * Rows that changed nothing, with why: unknown ids, reports about superseded attempts, conflicts,
-   * amounts or currencies not the payout's (`detail` says both).
+   * amounts or currencies not the payout's (`detail` says both), and a camt.054 or NACHA return about
+   * a payout never sent in a written file (`not_sent`: still pending, or its batch's file never written).
    */
   issues: { line: number; endToEndId: string; outcome: SettleOutcome; detail?: string }[];
   /** camt.054 entries not applied, with why (not booked, not ours, no end-to-end id); none for the CSV. */
@@ -52,7 +53,9 @@ export interface ReconciliationReport {
  * Imports the bank's report. A file with any unreadable line (CSV), or that is not well-formed XML
  * or not a camt.054, is refused whole, every problem listed with its line; a readable file is
  * applied in one transaction, each row through `settlePayout` (paid, failed, returned), and
- * importing it again changes nothing (`unchanged`).
+ * importing it again changes nothing (`unchanged`). A camt.054 or NACHA return row about a payout that
+ * no written file carried is refused (`not_sent`: a bank cannot report a transfer it was never sent);
+ * a CSV row, written by an operator, may record one paid another way.
  */
 export async function reconcilePayouts(
   deps: SettleDeps & { db: Db },
@@ -106,6 +109,7 @@ export async function reconcilePayouts(
       superseded: 0,
       conflict: 0,
       amount_mismatch: 0,
+      not_sent: 0,
       unknown: 0,
     };
     const issues: ReconciliationReport['issues'] = [];
@@ -127,6 +131,9 @@ export async function reconcilePayouts(
         amount: row.amount,
         actor,
         rails: BANK_RAILS,
+        // the bank's own report speaks only of transfers it was sent; an operator's CSV may record a
+        // payout paid another way (a refused currency's)
+        sentInFile: format !== 'csv',
       });
       outcomes[outcome] += 1;
       if (outcome === 'amount_mismatch') {
@@ -149,6 +156,14 @@ export async function reconcilePayouts(
                 detail: `a ${payout.environment} payout, settled by the simulated bank only: no bank report settles it`,
               }
             : {}),
+        });
+      } else if (outcome === 'not_sent') {
+        const payout = await findPayoutByEndToEndId(trx, row.endToEndId);
+        issues.push({
+          line: row.line,
+          endToEndId: row.endToEndId,
+          outcome,
+          detail: `reported ${row.status}, the payout is ${payout?.status ?? 'unknown'}: no written file is recorded for it: check with the bank whether its batch's file went`,
         });
       } else if (outcome === 'superseded' || outcome === 'conflict')
         issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });

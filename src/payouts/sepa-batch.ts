@@ -520,6 +520,40 @@ export function isAchDayFull(error: DomainError): boolean {
 }
 
 /**
+ * What is at `filePath`, a batch's name in the payouts directory, against `text` (its stored file):
+ * `same` (the batch's own, byte for byte), `other_bytes` (something else: an operator looks at it) or
+ * `missing` (nothing there, or gone between the look and the read). The one test of a file found
+ * under a batch's name and never recorded, for `exportSepaBatch` and the schedule's check alike
+ * (sepa-schedule.ts `checkUnrecordedSepaFiles`).
+ */
+export async function isBatchFile(text: string, filePath: string): Promise<'same' | 'other_bytes' | 'missing'> {
+  try {
+    if (!(await fs.stat(filePath)).isFile()) return 'other_bytes';
+    return (await fs.readFile(filePath)).equals(Buffer.from(text, 'utf8')) ? 'same' : 'other_bytes';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
+}
+
+/** A batch by its id or its message id; refused (not_found) when there is none. */
+async function batchOrRefuse(db: BatchDeps['db'], batchIdOrMessageId: string) {
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
+  const batch = await findSepaBatch(db, isUuid ? { id: batchIdOrMessageId } : { messageId: batchIdOrMessageId });
+  if (!batch)
+    throw new DomainError(
+      'not_found',
+      `No payout file ${batchIdOrMessageId} (neither a pain.001 nor a NACHA file): give a batch id or a message id (parasol payouts list --json shows each payout's).`,
+    );
+  return batch;
+}
+
+/** The name of a batch's file in the payouts directory: `<message id>.xml` (pain.001) or `.ach` (NACHA). */
+function batchFileName(batch: { message_id: string; format: string }): string {
+  return `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`;
+}
+
+/**
  * Writes a batch's file from the database (again, e.g. after a crash or onto a new machine) and
  * records it (`file_path`, and `file_written_at` unless recorded before: `now`). A file already in the
  * directory under the batch's name but never recorded (written, then the process stopped before
@@ -532,15 +566,9 @@ export async function exportSepaBatch(
   /** An operator writing the file again (it holds the customers' IBANs in clear): audited. */
   actor?: string,
 ): Promise<string> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
-  const batch = await findSepaBatch(deps.db, isUuid ? { id: batchIdOrMessageId } : { messageId: batchIdOrMessageId });
-  if (!batch)
-    throw new DomainError(
-      'not_found',
-      `No payout file ${batchIdOrMessageId} (neither a pain.001 nor a NACHA file): give a batch id or a message id (parasol payouts list --json shows each payout's).`,
-    );
+  const batch = await batchOrRefuse(deps.db, batchIdOrMessageId);
   const text = openField(deps.keys.encryption, batch.xml_enc, batch.xml);
-  const fileName = `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`;
+  const fileName = batchFileName(batch);
   let written: string;
   let found = false;
   try {
@@ -551,7 +579,13 @@ export async function exportSepaBatch(
     if (batch.file_path) return batch.file_path;
     // there, never recorded: recorded when it is this batch's file byte for byte, never overwritten
     written = join(deps.directory, fileName);
-    if (!(await fs.readFile(written)).equals(Buffer.from(text, 'utf8')))
+    const state = await isBatchFile(text, written);
+    if (state === 'missing')
+      throw new DomainError(
+        'conflict',
+        `${fileName} was in the payout directory and is gone (moved away meanwhile): nothing was written or recorded; export again.`,
+      );
+    if (state === 'other_bytes')
       throw new DomainError(
         'conflict',
         `${fileName} is in the payout directory but is not this batch's file (its bytes differ from the stored one): nothing was written or recorded; check it, move it away and export again.`,
@@ -573,6 +607,41 @@ export async function exportSepaBatch(
       });
   });
   return written;
+}
+
+/**
+ * Records that a batch's file reached the bank by a way other than Parasol's (`parasol payouts export
+ * <batch> --already-sent`), WITHOUT writing any file: writing it again would let the transfer channel
+ * send it a second time, and every transfer in it would be paid twice. Recorded as `exportSepaBatch`
+ * records one (`file_path`: the name it bears in the payouts directory, `file_written_at`: `now`), so
+ * the bank's report about its payouts applies and the batch-without-file alarm stops. Audited
+ * (`sepa_batch` `recorded_sent`, the operator and the path: no personal data). Refused (conflict) when
+ * a file is recorded already.
+ */
+export async function recordSentSepaBatch(
+  deps: Pick<BatchDeps, 'db' | 'directory' | 'now'>,
+  batchIdOrMessageId: string,
+  actor: string,
+): Promise<string> {
+  const batch = await batchOrRefuse(deps.db, batchIdOrMessageId);
+  const refused = () =>
+    new DomainError(
+      'conflict',
+      `Batch ${batch.message_id} has a written file recorded already (${batch.file_path ?? 'recorded meanwhile'}): nothing was recorded.`,
+    );
+  if (batch.file_path) throw refused();
+  const path = join(deps.directory, batchFileName(batch));
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await setSepaBatchFilePathIfNone(trx, batch.id, path, deps.now()))) throw refused();
+    await audit(trx, {
+      actor,
+      entity: 'sepa_batch',
+      entityId: batch.message_id,
+      action: 'recorded_sent',
+      data: { path },
+    });
+  });
+  return path;
 }
 
 /**

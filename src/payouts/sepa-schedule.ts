@@ -1,6 +1,6 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { audit } from '../platform/audit.ts';
+import { openField } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import {
   countPendingAchPayouts,
@@ -12,12 +12,13 @@ import {
 } from './payouts-repo.ts';
 import {
   createPayoutBatches,
+  isBatchFile,
   type BatchDeps,
   type BatchResult,
   type RefusedCurrency,
   type SkippedPayout,
 } from './sepa-batch.ts';
-import { achReturnWindowPassedFor } from './fed-calendar.ts';
+import { achSettlementDue } from './settle-ach.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
@@ -51,13 +52,15 @@ export const PAYOUT_REPORT_BUSINESS_DAYS = 3;
 /**
  * When a payout still instructed is unreported (`parasol payouts list --unreported`, the gauge): a
  * SEPA one instructed before `payoutReportDueBefore`; an ACH one whose return window passed a
- * Federal Reserve business day ago (the hourly settlement job should have settled it paid:
- * settle-ach.ts) — never one inside its window.
+ * Federal Reserve business day ago by the settlement's own rule (`achSettlementDue`: counted from its
+ * file's effective entry date, or from the file's write when written late; a file never written is
+ * not counted) — the hourly settlement job should have settled it paid (settle-ach.ts); never one
+ * inside its window.
  */
 export function unreportedDue(now: Date, achReturnWindowDays: number): UnreportedDue {
   return {
     instructedBefore: payoutReportDueBefore(now),
-    achEntryDateUpTo: achReturnWindowPassedFor(now, achReturnWindowDays + 1),
+    ach: achSettlementDue(now, achReturnWindowDays + 1),
   };
 }
 
@@ -81,8 +84,11 @@ export interface ScheduledBatchReport {
   batches: BatchResult[];
   /** Files of earlier batches found in the directory and recorded by this run (written, not recorded). */
   recorded: { messageId: string; path: string }[];
-  /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
-  unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[];
+  /**
+   * Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the
+   * job — nor recorded when a file under the batch's name is not its own (`payouts export` says so).
+   */
+  unwritten: UnwrittenBatch[];
   /** No debtor: the payouts of pain.001 files (all currencies) that wait for one (logged for the operator); ACH files are made without. */
   waiting: number;
   /** Currencies whose pending payouts no file was made for, and why (logged at `error` for the operator). */
@@ -124,42 +130,48 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
 }
 
 /**
+ * A batch without a recorded file, and why the file under its name was not recorded: `missing` (no
+ * file there) or `other_bytes` (a file whose bytes are not the batch's: look at it).
+ */
+export interface UnwrittenBatch {
+  messageId: string;
+  createdAt: Date;
+  format: 'pain.001' | 'nacha';
+  reason: 'missing' | 'other_bytes';
+}
+
+/**
  * The batches created more than FILE_RECOVERY_GRACE_MS before `now` (their `created_at`, the batch's
  * clock, read before its transaction) whose file was never recorded as
  * written. One whose file is in the directory under its name (written, then the process stopped or
- * the database failed before recording it) is recorded as it is. The others are **reported, never
+ * the database failed before recording it) is recorded as it is, when its bytes are the batch's
+ * stored file's (`isBatchFile`, the test `parasol payouts export` applies: a file with other bytes is
+ * no proof the batch's went anywhere, and is never recorded as it). The others are **reported, never
  * written here**: whether their file reached the bank cannot be known from here (written, then taken
  * by the transfer channel before the write was recorded, or never written at all), and a file sent
  * twice pays every transfer in it twice — paying late is the lesser harm. The job logs them at
  * `error` every run and metric `parasol_sepa_batches_without_file` counts them, until an operator
- * checks with the bank and writes the file with `parasol payouts export` (which records it).
+ * checks with the bank and writes the file with `parasol payouts export` (which records it), or records
+ * the file sent outside Parasol with `parasol payouts export --already-sent` (nothing written).
  */
-export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'directory' | 'now'>): Promise<{
+export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'directory' | 'keys' | 'now'>): Promise<{
   recorded: { messageId: string; path: string }[];
-  unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[];
+  unwritten: UnwrittenBatch[];
 }> {
   const missing = await listSepaBatchesWithoutFile(deps.db, new Date(deps.now().getTime() - FILE_RECOVERY_GRACE_MS));
   const recorded: { messageId: string; path: string }[] = [];
-  const unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[] = [];
+  const unwritten: UnwrittenBatch[] = [];
   for (const { id, created_at: createdAt } of missing) {
     const batch = await findSepaBatch(deps.db, { id });
     if (!batch || batch.file_path) continue;
     const filePath = path.join(deps.directory, `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`);
-    if (await isFile(filePath)) {
+    const state = await isBatchFile(openField(deps.keys.encryption, batch.xml_enc, batch.xml), filePath);
+    if (state === 'same') {
       if (await recordFile(deps.db, batch.id, batch.message_id, filePath, deps.now()))
         recorded.push({ messageId: batch.message_id, path: filePath });
-    } else unwritten.push({ messageId: batch.message_id, createdAt, format: batch.format });
+    } else unwritten.push({ messageId: batch.message_id, createdAt, format: batch.format, reason: state });
   }
   return { recorded, unwritten };
-}
-
-async function isFile(filePath: string): Promise<boolean> {
-  try {
-    return (await fs.stat(filePath)).isFile();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
 }
 
 /** Records the file found under the batch's name, unless one was recorded meanwhile; audited. */

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
 import { achReturnWindowPassedFor, FED_ZONE } from './fed-calendar.ts';
-import { listAchPayoutsPastReturnWindow } from './payouts-repo.ts';
+import { listAchPayoutsPastReturnWindow, type AchSettlementDue } from './payouts-repo.ts';
 import { settlePayout, type SettleDeps } from './payouts.ts';
 
 /**
@@ -26,21 +26,39 @@ export const ACH_SETTLE_ACTOR = 'schedule:payouts_ach_settle';
 /** Payouts settled per run at most; the rest are taken by the next run. */
 export const ACH_SETTLE_PER_RUN = 5_000;
 
+/**
+ * When an ACH entry's return window of `windowDays` Federal Reserve business days has passed by `now`
+ * — the one rule of "due", for the settlement and for the unreported alarm (`unreportedDue`, one day
+ * later): its file's effective entry date is `achReturnWindowPassedFor` or earlier, and the file was
+ * written on an earlier day (Eastern time). A file written late reaches the bank late: its entries
+ * settle the Fed business day after the write at the earliest, which is `entryDateUpTo` or earlier
+ * exactly when the write's day is before it. The SQL of the rule: `achReturnWindowPassed`.
+ */
+export function achSettlementDue(now: Date, windowDays: number): AchSettlementDue {
+  const entryDateUpTo = achReturnWindowPassedFor(now, windowDays);
+  const writtenBefore = DateTime.fromISO(entryDateUpTo, { zone: FED_ZONE }).startOf('day').toJSDate();
+  return { entryDateUpTo, writtenBefore };
+}
+
 export async function settleAchPayouts(
   deps: SettleDeps & { db: Db; returnWindowDays: number },
 ): Promise<{ paid: number; unchanged: number }> {
-  const upTo = achReturnWindowPassedFor(deps.now(), deps.returnWindowDays);
-  // a file written late reaches the bank late: its entries settle the Fed business day after the write
-  // at the earliest, which is `upTo` or earlier exactly when the write's day (Eastern) is before it
-  const writtenBefore = DateTime.fromISO(upTo, { zone: FED_ZONE }).startOf('day').toJSDate();
-  const due = await listAchPayoutsPastReturnWindow(deps.db, { entryDateUpTo: upTo, writtenBefore }, ACH_SETTLE_PER_RUN);
+  const due = await listAchPayoutsPastReturnWindow(
+    deps.db,
+    achSettlementDue(deps.now(), deps.returnWindowDays),
+    ACH_SETTLE_PER_RUN,
+  );
   let paid = 0;
   for (const { end_to_end_id: endToEndId } of due) {
-    const outcome = await deps.db
-      .transaction()
-      .execute((trx) =>
-        settlePayout(trx, deps, { endToEndId, outcome: 'paid', actor: ACH_SETTLE_ACTOR, rails: ['ach'] }),
-      );
+    const outcome = await deps.db.transaction().execute((trx) =>
+      settlePayout(trx, deps, {
+        endToEndId,
+        outcome: 'paid',
+        actor: ACH_SETTLE_ACTOR,
+        rails: ['ach'],
+        sentInFile: true,
+      }),
+    );
     if (outcome === 'paid') paid++;
   }
   return { paid, unchanged: due.length - paid };

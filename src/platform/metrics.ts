@@ -228,7 +228,7 @@ export class DatabaseGauges {
   private readonly reportDueBefore: (now: Date) => Date;
   private readonly fileGraceMs: number;
   private readonly leftOutPayout: RawBuilder<boolean>;
-  private readonly achSettleDueUpTo: (now: Date) => string | undefined;
+  private readonly achUnreported: (now: Date) => RawBuilder<boolean>;
 
   /** The payouts domain's rules come from app.ts: platform/ imports no domain. */
   constructor(
@@ -249,11 +249,11 @@ export class DatabaseGauges {
        */
       fileGraceMs?: number | undefined;
       /**
-       * The latest effective entry date whose ACH payouts, still instructed, are unreported: their
-       * return window passed and the settlement job has not settled them (the payouts domain's rule);
-       * default: none counted.
+       * Which ACH payouts, still instructed, are unreported at `now`, over `payouts p` and `sepa_batches b`
+       * (its batch): their return window passed and the settlement job has not settled them (the
+       * payouts domain's rule, the one the settlement job applies); default: none counted.
        */
-      achSettleDueUpTo?: ((now: Date) => string | undefined) | undefined;
+      achUnreported?: ((now: Date) => RawBuilder<boolean>) | undefined;
     },
   ) {
     this.leftOutPayout = options.leftOutPayout;
@@ -261,7 +261,7 @@ export class DatabaseGauges {
     this.clock = options.clock ?? Date.now;
     this.reportDueBefore = options.reportDueBefore ?? ((now) => new Date(now.getTime() - 5 * 86_400_000));
     this.fileGraceMs = options.fileGraceMs ?? 5 * 60_000;
-    this.achSettleDueUpTo = options.achSettleDueUpTo ?? (() => undefined);
+    this.achUnreported = options.achUnreported ?? (() => sql<boolean>`false`);
   }
 
   /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
@@ -276,7 +276,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
-      const achDueUpTo = this.achSettleDueUpTo(new Date(this.clock())) ?? null;
+      const achUnreported = this.achUnreported(new Date(this.clock()));
       const unwrittenBefore = new Date(this.clock() - this.fileGraceMs);
       const [claims, payouts, queues, pending, leftOut, instructed, unwritten, manualReview] = await Promise.all([
         this.db
@@ -316,7 +316,7 @@ export class DatabaseGauges {
         sql<{ unreported: string; oldest: string | null }>`
           select count(*) filter (
                    where (p.rail = 'sepa' and p.instructed_at < ${reportDue})
-                      or (p.rail = 'ach' and b.execution_date <= ${achDueUpTo}::date)
+                      or (p.rail = 'ach' and ${achUnreported})
                  ) as unreported,
                  extract(epoch from now() - min(p.instructed_at) filter (where p.rail = 'sepa')) as oldest
           from payouts p

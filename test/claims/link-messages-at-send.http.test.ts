@@ -149,6 +149,7 @@ describe('link messages are not sent once the claim no longer waits on the link,
         ...(outcome === 'failed' ? { reason: 'AC04 account closed' } : {}),
         actor: 'test',
         rails: ['sepa', 'ach'],
+        sentInFile: false,
       }),
     );
     assert.equal(await claimStatus(claimId), outcome);

@@ -229,7 +229,13 @@ describe('claim reminders and receipts, each sent once', () => {
           bankDetailsDays: 30,
           encryption: t.app.parasol.keys.encryption,
         },
-        { endToEndId: payout.end_to_end_id, outcome: 'paid', actor: 'test', rails: ['simulated_bank'] },
+        {
+          endToEndId: payout.end_to_end_id,
+          outcome: 'paid',
+          actor: 'test',
+          rails: ['simulated_bank'],
+          sentInFile: false,
+        },
       ),
     );
     assert.equal(again, 'unchanged');

@@ -124,11 +124,15 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   const payoutId = async (db: Executor, endToEndId: string) =>
     (await db.selectFrom('payouts').select('id').where('end_to_end_id', '=', endToEndId).executeTakeFirstOrThrow()).id;
   const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
-    db
-      .transaction()
-      .execute((trx) =>
-        settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system', rails: ['simulated_bank'] }),
-      );
+    db.transaction().execute((trx) =>
+      settlePayout(trx, settleDeps(now), {
+        endToEndId,
+        outcome,
+        actor: 'system',
+        rails: ['simulated_bank'],
+        sentInFile: false,
+      }),
+    );
   /** The claim's webhook events of this type: their `timestamp` and data. */
   const eventsOf = async (type: string, claimNumber: string) =>
     (await t.db.selectFrom('webhook_events').select('payload').where('type', '=', type).execute())
@@ -501,6 +505,7 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
           outcome: 'returned',
           actor: 'system',
           rails: ['simulated_bank'],
+          sentInFile: false,
         });
       });
       await isStarted;

@@ -16,7 +16,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
-import { achBatchDeps, achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
+import { achBatchDeps, achBatchWithoutFile, achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
 
 /**
  * A USD claim paid to a US account, end to end in production: the form takes the account, `parasol
@@ -269,5 +269,85 @@ describe('ACH payouts to US accounts', () => {
       .where('claim_id', '=', claim.id)
       .executeTakeFirstOrThrow();
     assert.equal(payout.status, 'instructed');
+  });
+
+  it('a return file naming an entry whose NACHA file was never written changes nothing (not_sent); once written, it applies', async () => {
+    const claim = await usAccountClaim(t, partner, { flightNumber: `AF${7400 + (process.pid % 300)}`, operator });
+    // the batch commits, then its file cannot be written (the process stopped in between)
+    await achBatchWithoutFile(t, dir, '2031-06-02T14:00:00Z');
+    const payoutOf = () =>
+      t.db
+        .selectFrom('payouts')
+        .select(['status', 'batch_id'])
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+    const { batch_id: batchId, status } = await payoutOf();
+    assert.equal(status, 'instructed');
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select('xml_enc')
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    const entry = decrypt(t.app.parasol.keys.encryption, stored.xml_enc!)
+      .split('\n')
+      .find((r) => r.startsWith('6'))!;
+    const amount = entry.slice(29, 39);
+    const returnFile = [
+      `101 026009593 121000358${'2606051200A094101'}${'PARASOL'.padEnd(23)}${'WELLS FARGO'.padEnd(23)}${''.padEnd(8)}`,
+      `5220${'PARASOL'.padEnd(16)}${''.padEnd(20)}1123456789PPD${'CLAIM PAY'.padEnd(10)}${''.padEnd(6)}260605${''.padEnd(3)}1121000350000001`,
+      `621${entry.slice(3, 78)}1121000350000001`,
+      `799R03${entry.slice(79, 94)}      12100035${''.padEnd(44)}121000350000001`,
+      `8220000002${'0012100035'}${''.padStart(12, '0')}${amount.padStart(12, '0')}1123456789${''.padEnd(25)}121000350000001`,
+      `9000001000001000000020012100035${''.padStart(12, '0')}${amount.padStart(12, '0')}${''.padEnd(39)}`,
+    ].join('\n');
+    const file = path.join(dir, 'returns-unwritten.ach');
+    await fs.writeFile(file, returnFile);
+    const imported = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal(imported.code, 0, imported.err);
+    const report = JSON.parse(imported.out) as {
+      format: string;
+      outcomes: Record<string, number>;
+      issues: { outcome: string; detail?: string }[];
+    };
+    assert.deepEqual([report.format, report.outcomes.not_sent, report.outcomes.failed], ['nacha', 1, 0]);
+    assert.match(
+      report.issues[0]?.detail ?? '',
+      /reported returned, the payout is instructed: no written file is recorded for it: check with the bank whether its batch's file went/,
+    );
+    assert.equal((await payoutOf()).status, 'instructed');
+
+    // the bank got the file outside Parasol: recorded as sent, no file written (none the channel could send again)
+    const { message_id: messageId } = await t.db
+      .selectFrom('sepa_batches')
+      .select('message_id')
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    const sent = await cli('--json', 'payouts', 'export', messageId, '--already-sent');
+    assert.equal(sent.code, 0, sent.err);
+    const recordedPath = (JSON.parse(sent.out) as { path: string }).path;
+    await assert.rejects(fs.stat(recordedPath), { code: 'ENOENT' }, 'no file written');
+    const batchRow = await t.db
+      .selectFrom('sepa_batches')
+      .select(['file_path', 'file_written_at'])
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batchRow.file_path, recordedPath);
+    assert.ok(batchRow.file_written_at);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity_id', '=', messageId)
+      .where('action', '=', 'recorded_sent')
+      .execute();
+    assert.equal(audited.length, 1);
+    assert.deepEqual(audited[0]!.data, { path: recordedPath });
+    // a second time: refused, nothing more recorded
+    const twice = await cli('--json', 'payouts', 'export', messageId, '--already-sent');
+    assert.notEqual(twice.code, 0);
+    assert.match(twice.err + twice.out, /has a written file recorded already/);
+    const again = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal(again.code, 0, again.err);
+    assert.equal((JSON.parse(again.out) as { outcomes: Record<string, number> }).outcomes.failed, 1);
+    assert.equal((await payoutOf()).status, 'failed');
   });
 });

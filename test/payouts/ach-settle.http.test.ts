@@ -3,10 +3,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ACH_SETTLE_ACTOR, listPayouts, settleAchPayouts, unreportedDue } from '../../src/payouts/index.ts';
+import {
+  ACH_SETTLE_ACTOR,
+  achReturnWindowPassed,
+  LEFT_OUT_PAYOUT,
+  listPayouts,
+  settleAchPayouts,
+  unreportedDue,
+} from '../../src/payouts/index.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
 import { createAchBatch, exportSepaBatch } from '../../src/payouts/sepa-batch.ts';
 import { buildTestApp, createTestPartner, operatorToken, type TestApp, type TestPartner } from '../helper.ts';
-import { achBatchDeps, achPayoutsEnv, usAccountClaim } from './ach-setup.ts';
+import { achBatchDeps, achBatchWithoutFile, achPayoutsEnv, usAccountClaim } from './ach-setup.ts';
 
 /**
  * ACH never confirms a credit: a payout to a US account still instructed once its file's effective
@@ -38,6 +46,22 @@ describe('ACH payouts settled after their return window', () => {
       encryption: t.app.parasol.keys.encryption,
       returnWindowDays: t.app.parasol.config.achReturnWindowDays,
     });
+
+  /** `parasol payouts list --unreported` at `at`: the statuses of the claim's payouts it lists. */
+  const unreportedOf = async (claimNumber: string, at: string) =>
+    (await listPayouts(t.db, { unreported: unreportedDue(new Date(at), 2), limit: 50 }))
+      .filter((r) => r.claim_number === claimNumber)
+      .map((r) => r.status);
+  /** The unreported gauge at `at`, as app.ts wires it, on a clock of its own. */
+  const gauge = async (at: string) => {
+    const text = await new DatabaseGauges(t.db, {
+      leftOutPayout: LEFT_OUT_PAYOUT,
+      ttlMs: 0,
+      clock: () => Date.parse(at),
+      achUnreported: (now) => achReturnWindowPassed(unreportedDue(now, 2).ach),
+    }).metrics();
+    return Number(/^parasol_production_payouts_unreported (\S+)$/m.exec(text)?.[1]);
+  };
 
   it('instructed → paid once the window has passed, exactly once; never unreported inside it', async () => {
     const operator = (await operatorToken(t, 'ach-settle')).auth;
@@ -93,15 +117,7 @@ describe('ACH payouts settled after their return window', () => {
     const operator = (await operatorToken(t, 'ach-settle-unwritten')).auth;
     const claim = await usAccountClaim(t, partner, { flightNumber: `AF${6700 + (process.pid % 300)}`, operator });
     // made on Wednesday 14 May 2031 (effective Thursday 15 May), its file cannot be written after the commit
-    const blocked = path.join(dir, 'not-a-directory');
-    await fs.writeFile(blocked, '');
-    await assert.rejects(
-      createAchBatch(
-        { ...achBatchDeps(t, dir, '2031-05-14T14:00:00Z'), directory: blocked },
-        { actor: 'operator:test' },
-      ),
-    );
-    await fs.rm(blocked);
+    await achBatchWithoutFile(t, dir, '2031-05-14T14:00:00Z');
     const payout = () =>
       t.db
         .selectFrom('payouts as p')
@@ -123,6 +139,9 @@ describe('ACH payouts settled after their return window', () => {
         .where('kind', '=', 'compensation_paid')
         .execute();
     assert.equal((await paidEntries()).length, 0, 'no compensation booked');
+    // past its window, yet not unreported (list or gauge): no bank has its file; the batch-without-file alarm is the one
+    assert.deepEqual(await unreportedOf(claim.claimNumber, '2031-05-20T12:00:00Z'), []);
+    assert.equal(await gauge('2031-05-20T12:00:00Z'), 0);
     // the operator exports it (checked with the bank) on Tuesday 20 May: the bank has it from then, its
     // entries settle Wednesday 21 May at the earliest, whatever the stale effective entry date says
     await exportSepaBatch(
@@ -151,5 +170,41 @@ describe('ACH payouts settled after their return window', () => {
     assert.deepEqual(await settle('2031-05-24T05:00:00Z'), { paid: 1, unchanged: 0 });
     assert.equal((await paidEntries()).length, 1);
     assert.deepEqual(await settle('2031-05-27T13:00:00Z'), { paid: 0, unchanged: 0 }, 'exactly once');
+  });
+
+  it('a NACHA file written late: its window counts from the write, for the settlement and for the unreported alarm alike (list and gauge)', async () => {
+    const operator = (await operatorToken(t, 'ach-settle-late')).auth;
+    const claim = await usAccountClaim(t, partner, { flightNumber: `AF${7100 + (process.pid % 300)}`, operator });
+    // made on Monday 2 June 2031 (effective entry date Tuesday 3 June), its file not written then
+    await achBatchWithoutFile(t, dir, '2031-06-02T14:00:00Z');
+    const { batch_id: batchId } = await t.db
+      .selectFrom('payouts')
+      .select('batch_id')
+      .where('claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    // written a week late, Monday 9 June: its entries settle Tuesday 10 June at the earliest, the window
+    // is Wednesday 11 and Thursday 12, settled paid from Friday 13, unreported from Monday 16 if not
+    await exportSepaBatch(
+      { db: t.db, keys: t.app.parasol.keys, directory: dir, now: () => new Date('2031-06-09T14:00:00Z') },
+      batchId!,
+      'operator:test',
+    );
+    const unreported = (at: string) => unreportedOf(claim.claimNumber, at);
+    // Wednesday 11 June: a window counted from the effective entry date would have passed two days ago
+    // (a false alarm); counted from the write it has not
+    const wednesday = '2031-06-11T15:00:00Z';
+    assert.deepEqual(await settle(wednesday), { paid: 0, unchanged: 0 });
+    assert.deepEqual(await unreported(wednesday), [], 'inside its window from the write: not unreported');
+    assert.equal(await gauge(wednesday), 0);
+    // Friday 13 June: the settlement would settle it; not unreported before a business day more
+    assert.deepEqual(await unreported('2031-06-13T15:00:00Z'), []);
+    assert.equal(await gauge('2031-06-13T15:00:00Z'), 0);
+    // Monday 16 June, the settlement never ran: unreported, in the list and the gauge alike
+    const monday = '2031-06-16T15:00:00Z';
+    assert.deepEqual(await unreported(monday), ['instructed']);
+    assert.equal(await gauge(monday), 1);
+    assert.deepEqual(await settle(monday), { paid: 1, unchanged: 0 });
+    assert.deepEqual(await unreported(monday), []);
+    assert.equal(await gauge(monday), 0);
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import type { BatchDeps } from '../../src/payouts/sepa-batch.ts';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createAchBatch, type BatchDeps } from '../../src/payouts/sepa-batch.ts';
 import {
   FLIGHT,
   insureFlight,
@@ -104,4 +106,21 @@ export function achBatchDeps(t: TestApp, directory: string, at?: string): BatchD
     directory,
     ach: t.app.parasol.config.achOriginator,
   };
+}
+
+/**
+ * A NACHA batch made at `at` that commits, then cannot write its file (the payouts directory is a
+ * plain file): as if the process had stopped between the commit and the write. Its payouts are
+ * `instructed`, its file never recorded.
+ */
+export async function achBatchWithoutFile(t: TestApp, dir: string, at: string): Promise<void> {
+  const blocked = path.join(dir, `not-a-directory-${process.pid}`);
+  await fs.writeFile(blocked, '');
+  try {
+    await assert.rejects(
+      createAchBatch({ ...achBatchDeps(t, dir, at), directory: blocked }, { actor: 'operator:test' }),
+    );
+  } finally {
+    await fs.rm(blocked);
+  }
 }

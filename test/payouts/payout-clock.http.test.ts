@@ -177,6 +177,7 @@ describe('production payouts on the application clock', () => {
         await checkUnrecordedSepaFiles({
           db: t.db,
           directory: dir,
+          keys: t.app.parasol.keys,
           now: () => new Date(BATCH.getTime() + minutes * 60_000),
         })
       ).unwritten.filter((u) => u.messageId === batch.messageId);

@@ -440,6 +440,81 @@ describe('payout returns and camt.054 reports', () => {
     assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { unchanged: 1 });
   });
 
+  it("a bank report about a payout no written file carried (still pending, or its batch's file never written) changes nothing: not_sent, listed, audited", async () => {
+    const notSentAudits = async (endToEndId: string) =>
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select(['action', 'data'])
+          .where('entity', '=', 'payout')
+          .where('entity_id', '=', endToEndId)
+          .where('action', '=', 'bank_report_not_sent')
+          .execute()
+      ).map((r) => r.data);
+    // still pending: no batch took it, no bank was sent it
+    const pending = await claimWithDetails();
+    const waiting = await payoutOf(pending.claimNumber);
+    assert.equal(waiting.status, 'pending');
+    const report = await reconcile(camt('08', [paid(waiting.end_to_end_id)]));
+    assert.deepEqual(outcomes(report.outcomes), { not_sent: 1 });
+    assert.equal(report.issues.length, 1);
+    assert.equal(report.issues[0]!.outcome, 'not_sent');
+    assert.match(
+      report.issues[0]!.detail ?? '',
+      /reported paid, the payout is pending: no written file is recorded for it: check with the bank whether its batch's file went/,
+    );
+    assert.equal((await payoutOf(pending.claimNumber)).status, 'pending');
+    assert.equal((await claimOf(pending.claimNumber)).status, 'payment_pending');
+    assert.deepEqual(await notSentAudits(waiting.end_to_end_id), [{ outcome: 'paid', status: 'pending' }]);
+    const text = await cli('payouts', 'reconcile', path.join(dir, `report-${files}.xml`));
+    assert.match(text.out, /1 never sent/);
+    assert.match(text.out, new RegExp(`${waiting.end_to_end_id} not_sent \\(reported paid, .*\\): left as it was`));
+
+    // in a batch committed, its file never written (the process stopped between the commit and the write)
+    await batch();
+    const instructed = await payoutOf(pending.claimNumber);
+    assert.equal(instructed.status, 'instructed');
+    const { batch_id: batchId } = await t.db
+      .selectFrom('payouts')
+      .select('batch_id')
+      .where('id', '=', instructed.id)
+      .executeTakeFirstOrThrow();
+    const written = await t.db
+      .selectFrom('sepa_batches')
+      .select(['file_path', 'file_written_at'])
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    await t.db
+      .updateTable('sepa_batches')
+      .set({ file_path: null, file_written_at: null })
+      .where('id', '=', batchId!)
+      .execute();
+    const rejected = await reconcile(
+      camt('08', [
+        { indicator: 'CRDT', transactions: [{ endToEndId: instructed.end_to_end_id, returned: { code: 'AC04' } }] },
+      ]),
+    );
+    assert.deepEqual(outcomes(rejected.outcomes), { not_sent: 1 });
+    assert.match(rejected.issues[0]!.detail ?? '', /reported returned, the payout is instructed/);
+    assert.equal((await payoutOf(pending.claimNumber)).status, 'instructed');
+    assert.equal((await claimOf(pending.claimNumber)).status, 'payment_pending');
+
+    // its file written (recorded): the same report applies
+    await t.db.updateTable('sepa_batches').set(written).where('id', '=', batchId!).execute();
+    const applied = await reconcile(camt('08', [paid(instructed.end_to_end_id)]));
+    assert.deepEqual(outcomes(applied.outcomes), { paid: 1 });
+    assert.equal((await claimOf(pending.claimNumber)).status, 'paid');
+  });
+
+  it("an operator's CSV row may record a pending payout paid another way (a refused currency's): applied", async () => {
+    const { claimNumber } = await claimWithDetails();
+    const payout = await payoutOf(claimNumber);
+    assert.equal(payout.status, 'pending');
+    const report = await reconcile(`endToEndId,status,reason\n${payout.end_to_end_id},paid,\n`);
+    assert.deepEqual(outcomes(report.outcomes), { paid: 1 });
+    assert.equal((await claimOf(claimNumber)).status, 'paid');
+  });
+
   it('a rejection whose account holder cannot be opened (its key removed) is settled, its reason masked without the name, with a warning', async () => {
     /** A claim with details, batched, its holder sealed under a key the platform no longer holds. */
     const unopenable = async () => {

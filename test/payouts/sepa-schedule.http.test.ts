@@ -594,6 +594,16 @@ describe('the scheduled SEPA batch', () => {
     await noDebtor.run();
     assert.equal(await filePathOf(), written, 'recorded by a run without the insurer account');
 
+    // a file under its name that is not its own (other bytes): no proof the batch's file went
+    // anywhere, never recorded as it, the batch still reported
+    await t.db.updateTable('sepa_batches').set({ file_path: null }).where('id', '=', row!.batch_id!).execute();
+    await fs.writeFile(written, text.replace('<CdtTrfTxInf>', '<CdtTrfTxInf> '));
+    const foreign = job({}, () => later);
+    await foreign.run();
+    assert.equal(await filePathOf(), null, 'a file with other bytes is not recorded');
+    assert.ok(foreign.logs.some((l) => l.level === 'error' && l.data.messageId === batch.message_id));
+    await fs.writeFile(written, text);
+
     // written, not recorded, the schedule off: `payouts export` records the file it finds when its bytes
     // are the batch's, and refuses (records nothing, overwrites nothing) one with other bytes
     await t.db.updateTable('sepa_batches').set({ file_path: null }).where('id', '=', row!.batch_id!).execute();
