@@ -25,8 +25,9 @@ export interface Keyset {
  * page of another list (other filters, another key's partner or environment) from one of this list,
  * whose rows a keyset taken elsewhere would skip or repeat. The lookup key derives from the current
  * master key: a master key rotation ends the cursors handed out before it (422, start again). Every
- * public list's cursor carries one (`encodeCursor`, `decodeCursor`); the console's and CLI's exposure
- * list (limits/exposure.ts) binds its cursor with it too.
+ * public list's cursor carries one (`encodeCursor`, `decodeCursor`); so do the operators' claims and
+ * payouts lists (claims/operator-claims.ts, payouts/operator-payouts.ts), and the console's and CLI's
+ * exposure list (limits/exposure.ts) binds its cursor with it too.
  */
 export function listBinding(key: Buffer, list: readonly unknown[]): string {
   return crypto
@@ -81,8 +82,8 @@ const BINDING = /^[A-Za-z0-9_-]{8}$/;
  * (`invalid_cursor`, saying the filters changed). A cursor bound to none — handed out before cursors
  * were bound — still continues the list asked for (the next one handed out is bound), as it did then,
  * when its instant is before `UNBOUND_CURSORS_BEFORE`; from then on it is no cursor this API returned
- * (refused): docs/DECISIONS.md "Cursors are bound to their list". Without `list` (the operators'
- * lists, which bind nothing), any well-formed cursor is read.
+ * (refused): docs/DECISIONS.md "Cursors are bound to their list". Without `list`, any well-formed
+ * cursor is read (every list passes one; the payouts list reads the cursor after a legacy dot so).
  */
 export function decodeCursor(cursor: string, field: string, list?: string): Keyset {
   let read: (Keyset & { list: string | undefined }) | undefined;
