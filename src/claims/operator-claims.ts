@@ -39,8 +39,7 @@ export async function operatorClaimsPage(
   const last = page.at(-1);
   return {
     rows: page,
-    nextCursor:
-      rows.length > q.limit && last ? encodeCursor(new Date(last.opened_at.getTime()), last.id, list) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor(new Date(last.opened_at.getTime()), last.id, list) : null,
   };
 }
 

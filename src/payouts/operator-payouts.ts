@@ -96,4 +96,3 @@ function legacyScope(q: PayoutsListing): string {
   ];
   return createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 8);
 }
-

@@ -83,7 +83,7 @@ const BINDING = /^[A-Za-z0-9_-]{8}$/;
  * were bound — still continues the list asked for (the next one handed out is bound), as it did then,
  * when its instant is before `UNBOUND_CURSORS_BEFORE`; from then on it is no cursor this API returned
  * (refused): docs/DECISIONS.md "Cursors are bound to their list". Without `list`, any well-formed
- * cursor is read (every list passes one; the payouts list reads the cursor after a legacy dot so).
+ * cursor is read (every list passes one).
  */
 export function decodeCursor(cursor: string, field: string, list?: string): Keyset {
   let read: (Keyset & { list: string | undefined }) | undefined;
