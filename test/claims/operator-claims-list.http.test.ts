@@ -134,6 +134,16 @@ describe('operators’ claims list, newest first by a cursor', () => {
   it('a cursor handed out before the binding (none) goes on until UNBOUND_CURSORS_BEFORE, not after', async () => {
     const id = '00000000-0000-0000-0000-000000000000';
     const justBefore = new Date(UNBOUND_CURSORS_BEFORE.getTime() - 1);
+    // one claim opened a day before the cutoff, not by the clock: the page after the cursor has it
+    // whenever the test runs (the others, opened now, are after the cutoff once it is past)
+    const backdated = await t.db
+      .updateTable('claims')
+      .set({ opened_at: new Date(UNBOUND_CURSORS_BEFORE.getTime() - 86_400_000) })
+      .where('id', '=', (eb) =>
+        eb.selectFrom('claims').select('id').where('partner_id', '=', a.id).orderBy('opened_at').limit(1),
+      )
+      .returning('claim_number')
+      .executeTakeFirstOrThrow();
     const old = await runCliOn(t, [
       '--json',
       'claims',
@@ -144,10 +154,14 @@ describe('operators’ claims list, newest first by a cursor', () => {
       encodeCursor(justBefore, id),
     ]);
     assert.equal(old.code, 0, old.err);
-    const listed = (JSON.parse(old.out) as { claims: { openedAt: string }[] }).claims;
+    const listed = (JSON.parse(old.out) as { claims: { claimNumber: string; openedAt: string }[] }).claims;
+    assert.ok(
+      listed.some((c) => c.claimNumber === backdated.claim_number),
+      `the claim opened before its instant is listed: ${JSON.stringify(listed)}`,
+    );
     assert.ok(
       listed.every((c) => new Date(c.openedAt) < justBefore),
-      'the claims opened before its instant',
+      'the claims opened before its instant only',
     );
     const stripped = await runCliOn(t, [
       'claims',

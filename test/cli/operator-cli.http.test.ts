@@ -95,8 +95,10 @@ describe('operator command line', () => {
   it('payouts list pages by --cursor and --limit, and filters by --partner', async () => {
     const mine = await claimRows(await cancelledFlight(partner, 5));
     const theirs = await claimRows(await cancelledFlight(other, 1));
-    // created a second apart, newest last; the last two at the same millisecond (the id breaks the tie)
-    const base = Date.now() - 3_600_000;
+    // created a second apart, newest last; the last two at the same millisecond (the id breaks the tie);
+    // a day before UNBOUND_CURSORS_BEFORE, not by the clock: the cursors printed before the binding
+    // (below) go on while their row's instant is before it, whenever the test runs
+    const base = UNBOUND_CURSORS_BEFORE.getTime() - 86_400_000;
     const at = [0, 1, 2, 3, 3].map((s) => new Date(base + s * 1000));
     for (const [i, c] of [...mine, ...theirs].entries())
       await upsertPendingPayout(t.db, {
