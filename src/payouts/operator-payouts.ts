@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
+import { decodeCursor, encodeCursor, listBinding, otherFiltersCursor } from '../platform/cursor.ts';
 import type { Keyring } from '../platform/crypto.ts';
-import { DomainError } from '../platform/errors.ts';
 import type { Executor } from '../platform/db.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { listPayouts, type PayoutListRow, type UnreportedDue } from './payouts-repo.ts';
@@ -73,18 +72,15 @@ function readCursor(cursor: string, field: string, list: string, q: PayoutsListi
   const dot = cursor.indexOf('.');
   if (dot < 0) return decodeCursor(cursor, field, list);
   const after = decodeCursor(cursor.slice(dot + 1), field, list);
-  if (cursor.slice(0, dot) !== legacyScope(q))
-    throw new DomainError(
-      'invalid_cursor',
-      'The cursor is the next page of a list with other filters (or of another key): the filters changed. Send the filters of the first page, or start again from the first page without a cursor.',
-      { errors: [{ field, code: 'invalid', message: 'is the next page of a list with other filters' }] },
-    );
+  if (cursor.slice(0, dot) !== legacyScope(q)) throw otherFiltersCursor(field);
   return after;
 }
 
 /**
  * The unkeyed hash of order and filters the cursors printed before the binding carry before their dot.
- * Read only: no cursor is printed with it since; to be removed once `UNBOUND_CURSORS_BEFORE` is past.
+ * Read only: no cursor is printed with it since. Such a cursor is accepted for a row before
+ * `UNBOUND_CURSORS_BEFORE` (the row's instant is compared, not the current time), so passing that
+ * date does not end it: removing this refuses the old cursors still kept.
  */
 function legacyScope(q: PayoutsListing): string {
   const listing = [

@@ -109,13 +109,21 @@ export function decodeCursor(cursor: string, field: string, list?: string): Keys
     throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', {
       errors: [{ field, code: 'invalid', message: 'invalid cursor' }],
     });
-  if (list !== undefined && read.list !== undefined && read.list !== list)
-    throw new DomainError(
-      'invalid_cursor',
-      'The cursor is the next page of a list with other filters (or of another key): the filters changed. Send the filters of the first page, or start again from the first page without a cursor.',
-      { errors: [{ field, code: 'invalid', message: 'is the next page of a list with other filters' }] },
-    );
+  if (list !== undefined && read.list !== undefined && read.list !== list) throw otherFiltersCursor(field);
   return { at: read.at, id: read.id };
+}
+
+/**
+ * The `invalid_cursor` refusing a cursor that is the next page of a list with other filters (or of
+ * another key); `field` as `decodeCursor`'s. For a list that also reads cursors of its own making
+ * (the operators' payouts list's, printed before the binding).
+ */
+export function otherFiltersCursor(field: string): DomainError {
+  return new DomainError(
+    'invalid_cursor',
+    'The cursor is the next page of a list with other filters (or of another key): the filters changed. Send the filters of the first page, or start again from the first page without a cursor.',
+    { errors: [{ field, code: 'invalid', message: 'is the next page of a list with other filters' }] },
+  );
 }
 
 /** Where an oldest-first traversal starts when its first page returned nothing yet (no row is at the epoch). */
