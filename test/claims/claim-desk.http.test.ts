@@ -5,11 +5,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
+import { notifyClaim, type ResendRequest } from '../../src/claims/notify-claim.ts';
+import { resendLinksToNewPhone } from '../../src/claims/resend-links.ts';
 import { reviewClaim } from '../../src/payouts/manual-review.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
 import { MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
 import { formatMoney } from '../../src/platform/money.ts';
 import { createUser } from '../../src/partners/users.ts';
 import {
@@ -613,16 +616,52 @@ describe('the claim desk', () => {
       await t.db.updateTable('claim_tokens').set({ expires_at: due }).where('claim_id', '=', claimId).execute();
     };
 
+    // what a contact change queues (resend-links.ts), recorded rather than run
+    const queuedBy = async (contractId: string) => {
+      const queued: ResendRequest[] = [];
+      const jobs = {
+        sendMany: async (name: string, data: ResendRequest[]) => {
+          assert.equal(name, 'claims_notify');
+          queued.push(...data);
+          return [];
+        },
+      } as unknown as JobQueue;
+      assert.equal(await resendLinksToNewPhone(t.db, jobs, contractId, ACTOR, new Date()), queued.length);
+      return queued;
+    };
+    const notifyDeps = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      keys: t.app.parasol.keys,
+      publicUrl: 'https://claims.parasol.test',
+      bankDetailsDays: 30,
+      insurer: t.app.parasol.config.insurer,
+      now: () => new Date(),
+    };
+
     // not under review: it expires, no link to resend
     const control = await openClaim();
+    // a phone change before its due date queues a resend; the job runs after the due date: skipped
+    const queuedBefore = await queuedBy(control.claim.contract_id);
+    assert.deepEqual(
+      queuedBefore.map((j) => [j.claimId, j.kind]),
+      [[control.claim.id, 'resend']],
+    );
     await pastDue(control.claim.id);
     const refused = await act(control.claimNumber, 'resend-link', {
       ...(await desk(control.claimNumber)).form,
       reason: 'Customer lost the SMS',
     });
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.body, /past its due date/);
+    assert.match(refused.body, /role="alert"/);
+    const refusedCli = await cli('claims', 'resend-link', control.claimNumber, '--reason', 'Customer lost the SMS');
+    assert.equal(refusedCli.code, 1, refusedCli.out);
+    assert.equal((JSON.parse(refusedCli.err) as { error: { code: string } }).error.code, 'claim_past_due');
+    assert.equal(await notifyClaim(notifyDeps, queuedBefore[0]!), 'skipped', 'queued before, run after: no link');
+    // a phone change once it is past due queues none (claims-repo.ts claimsAwaitingBankDetailsOf)
+    assert.deepEqual(await queuedBy(control.claim.contract_id), [], 'no resend queued past due');
     assert.equal((await messagesOf(control.c.contractNumber)).length, 1, 'nothing sent');
+    assert.equal((await auditOf(control.claimNumber, 'bank_details_link_resent')).length, 0);
 
     // under review, past its due date: the claim waits (its link still works), so a resend sends one
     const { c, claimNumber, claim, link } = await openClaim();
@@ -631,6 +670,11 @@ describe('the claim desk', () => {
       303,
     );
     await pastDue(claim.id, new Date(Date.now() - 10 * DAY));
+    assert.deepEqual(
+      (await queuedBy(claim.contract_id)).map((j) => j.claimId),
+      [claim.id],
+      'under review, a phone change queues its resend',
+    );
     const resent = await act(claimNumber, 'resend-link', {
       ...(await desk(claimNumber)).form,
       reason: 'Customer lost the SMS',
@@ -664,13 +708,15 @@ describe('the claim desk', () => {
     );
   });
 
-  it('a form with two faults says both at once: the reason and the phone, the reason and the cause', async () => {
+  it('a form with two faults says both at once: the reason and the phone, the cause, the BIC or the amount', async () => {
     const { claimNumber, claim } = await openClaim();
     const { form } = await desk(claimNumber);
     for (const [action, fields, other] of [
       ['phone', { phone: '12345' }, /must be a valid phone number in E\.164 format/],
       ['void', { cause: 'mistake' }, /must be one of flight_data, other/],
       ['void-cause', { cause: '' }, /give the cause: one of flight_data, other/],
+      ['bic', { bic: ' ' }, /is required/],
+      ['amount', { amount: 'ten euros' }, /must be an amount such as 50\.00/],
     ] as const) {
       const res = await act(claimNumber, action, { ...form, ...fields, reason: ' ' });
       assert.equal(res.statusCode, 422, action);
