@@ -1152,14 +1152,15 @@ export async function claimStatusOf(db: Executor, claimId: string): Promise<Clai
   return row?.status;
 }
 
-/** The claims of a contract still waiting for (new) bank details, due after `now`. */
+/** The claims of a contract still waiting for (new) bank details whose link works: due after `now`, or under manual review. */
 export async function claimsAwaitingBankDetailsOf(db: Executor, contractId: string, now: Date): Promise<string[]> {
   const rows = await db
     .selectFrom('claims')
     .select('id')
     .where('contract_id', '=', contractId)
     .where('status', 'in', ['awaiting_bank_details', 'failed'])
-    .where('bank_details_due_at', '>', now)
+    // model.ts `waitsForBankDetails`: before its due date, or past it under manual review (its link works)
+    .where((eb) => eb.or([eb('bank_details_due_at', '>', now), eb('manual_review_at', 'is not', null)]))
     .orderBy('opened_at')
     .execute();
   return rows.map((r) => r.id);

@@ -6,7 +6,7 @@ import { DomainError, type ErrorCode, type FieldError } from '../platform/errors
 import { largestTransfer } from '../platform/money.ts';
 import { maskClaimReasonIn } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
-import { isSettledClaim } from './model.ts';
+import { isSettledClaim, waitsForBankDetails } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
 
 /**
@@ -40,16 +40,21 @@ const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
  * The reason and the token, checked before anything is read: the reason's length as it will be kept,
  * masked (`maskDeskReason`: a masked email or account can be longer than what it replaces). Answers
  * the action with its reason as typed (spaces collapsed): `beginDeskAction` masks it, with the claim's
- * own account first.
+ * own account first. `others`: what is wrong with the action's other fields (its phone, its cause…),
+ * told in the same 422 when the reason or the token is wrong too — a form with two faults says both
+ * at once; alone, they are the caller's to refuse (with their own code: `phone_not_mobile`…).
  */
-export function checkDeskAction(action: DeskAction): DeskAction {
+export function checkDeskAction(action: DeskAction, others: readonly (FieldError | undefined)[] = []): DeskAction {
   const errors: FieldError[] = [];
   const reason = action.reason.trim().replace(/\s+/g, ' ');
   const reasonError = checkReason(maskDeskReason(reason, {}));
   if (reasonError) errors.push(reasonError);
   if (!TOKEN.test(action.actionToken))
     errors.push({ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' });
-  if (errors.length) throw new DomainError('validation_failed', 'The action is not valid.', { errors });
+  if (errors.length)
+    throw new DomainError('validation_failed', 'The action is not valid.', {
+      errors: [...errors, ...others.filter((e): e is FieldError => e !== undefined)],
+    });
   return { ...action, reason, claimNumber: action.claimNumber.trim().toUpperCase() };
 }
 
@@ -222,9 +227,11 @@ export const refuseDeskAction = (code: DeskRefusal, detail: string) => new Domai
 export type ResendOutcome = DeskOutcome & { firstMessageQueued?: true };
 
 /**
- * Resend the link: for a claim waiting for (new) bank details before its due date, a new link (the
- * old one takes no more details: one live link per claim) until the same due date, texted now to the
- * contract's current phone, in this transaction — one SMS per action.
+ * Resend the link: for a claim waiting for (new) bank details before its due date — or past it while
+ * under manual review, which stops the clock (`waitsForBankDetails`) — a new link (the old one takes no
+ * more details: one live link per claim) until the same due date (moved by the review when it ends),
+ * texted now to the contract's current phone, in this transaction — one SMS per action. Past due and
+ * not under review: 409 `claim_past_due` (it expires).
  *
  * For a claim still `opened` — its first message never written: its `claims_notify` job lost or
  * failing (a key missing from the keyring to open the customer's contact, a database error: never
@@ -253,7 +260,8 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
         isSettledClaim(claim.status) ? 'claim_settled' : 'claim_not_awaiting_bank_details',
         `Claim ${claim.claim_number} is ${claim.status}: it does not wait for bank details, no link to resend.`,
       );
-    if (!claim.bank_details_due_at || claim.bank_details_due_at.getTime() <= deps.now().getTime())
+    // past due under manual review, the clock stands still: the claim does not expire, its link works
+    if (!waitsForBankDetails(claim, deps.now()))
       throw refuseDeskAction(
         'claim_past_due',
         `Claim ${claim.claim_number} is past its due date for bank details: it expires.`,
@@ -281,10 +289,10 @@ export async function correctClaimPhone(
   deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
-  const checked = checkDeskAction(input);
   const written = input.phone.trim().replace(/[\s.()-]/g, '');
   // the same rule as at subscription: a valid E.164 number the SMS can reach (not a landline…)
   const phoneError = customerPhoneError(written, '/phone');
+  const checked = checkDeskAction(input, [phoneError]);
   if (phoneError) throw customerPhoneRefusal(phoneError);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_phone');

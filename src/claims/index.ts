@@ -3,6 +3,7 @@ export {
   CLAIM_NUMBER,
   CLAIM_STATUSES,
   checkVoidCause,
+  voidCauseError,
   isSettledClaim,
   isVoidableClaim,
   LINK_USELESS_CLAIM_STATUSES,

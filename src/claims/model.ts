@@ -1,6 +1,6 @@
 /** The vocabulary of claims: the database schema, the CLI's choices and the pages derive from it. */
 
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
 
 /** A claim number as the platform writes it (`CLM-` and eight digits: claims-repo.ts's sequence). */
 export const CLAIM_NUMBER = /^[A-Z]{3}-[0-9]{8}$/;
@@ -23,6 +23,22 @@ export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 export const SETTLED_CLAIM_STATUSES = ['paid', 'expired', 'voided'] as const satisfies readonly ClaimStatus[];
 export const isSettledClaim = (status: ClaimStatus): boolean =>
   (SETTLED_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status);
+
+/**
+ * A claim waiting for (new) bank details whose link still takes them at `now`: before its due date, or
+ * past it while under the desk's manual review — the review stops the clock (the claim does not expire,
+ * its link still works: payouts/bank-details.ts; approved, its due date moves later by the review). What
+ * a resend of its link (the desk's, a contact change's) asks: a link to a claim past due and not under
+ * review would be dead on arrival (it expires).
+ */
+export function waitsForBankDetails(
+  claim: { status: ClaimStatus; bank_details_due_at: Date | null; manual_review_at: Date | null },
+  now: Date,
+): boolean {
+  if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed') return false;
+  if (!claim.bank_details_due_at) return false;
+  return claim.manual_review_at !== null || claim.bank_details_due_at.getTime() > now.getTime();
+}
 
 /**
  * The statuses in which a message carrying the customer's bank-details link (the first message, a
@@ -72,15 +88,18 @@ export type ClaimVoidCause = (typeof VOID_CAUSES)[number];
  * reading; none for a correction, which must say the cause); anything else 422 `validation_failed` (`/cause`).
  */
 export function checkVoidCause(cause: string | undefined, fallback?: ClaimVoidCause): ClaimVoidCause {
+  const error = voidCauseError(cause, fallback);
+  if (error) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [error] });
+  return (cause?.trim() || fallback) as ClaimVoidCause;
+}
+
+/** What is wrong with a void's cause as given (`checkVoidCause`), or undefined. */
+export function voidCauseError(cause: string | undefined, fallback?: ClaimVoidCause): FieldError | undefined {
   const given = cause?.trim() || fallback;
-  if (given && (VOID_CAUSES as readonly string[]).includes(given)) return given as ClaimVoidCause;
-  throw new DomainError('validation_failed', 'The action is not valid.', {
-    errors: [
-      given
-        ? { field: '/cause', code: 'not_allowed', message: `must be one of ${VOID_CAUSES.join(', ')}` }
-        : { field: '/cause', code: 'required', message: `give the cause: one of ${VOID_CAUSES.join(', ')}` },
-    ],
-  });
+  if (given && (VOID_CAUSES as readonly string[]).includes(given)) return undefined;
+  return given
+    ? { field: '/cause', code: 'not_allowed', message: `must be one of ${VOID_CAUSES.join(', ')}` }
+    : { field: '/cause', code: 'required', message: `give the cause: one of ${VOID_CAUSES.join(', ')}` };
 }
 
 /** What happened to the insured flight. */

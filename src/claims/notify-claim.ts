@@ -27,6 +27,7 @@ import type { Insurer, QuietHours } from '../platform/config.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
 import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
+import { waitsForBankDetails } from './model.ts';
 
 /**
  * A claims_notify job: the first message of a claim, the one after a rejected payment, the reminder
@@ -131,10 +132,9 @@ export async function notifyClaimIn(
   if (kind === 'voided' && row.status !== 'voided') return 'skipped';
   if (kind === 'expired' && row.status !== 'expired') return 'skipped';
   if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
-  if (kind === 'resend' && row.status !== 'awaiting_bank_details' && row.status !== 'failed') return 'skipped';
-  // a resend queued by a contact change finds a claim past due (about to expire): no link for it
-  if (kind === 'resend' && (!row.bank_details_due_at || row.bank_details_due_at.getTime() <= now.getTime()))
-    return 'skipped';
+  // a resend queued by a contact change finds a claim past due (about to expire; under manual review
+  // its clock stands still and its link works: sent): no link for it
+  if (kind === 'resend' && !waitsForBankDetails(row, now)) return 'skipped';
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
   // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim

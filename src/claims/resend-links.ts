@@ -5,10 +5,11 @@ import { claimsAwaitingBankDetailsOf } from './claims-repo.ts';
 
 /**
  * The customer's phone changed (the partner's PATCH /contracts/{n}/customer): each claim of the
- * contract still waiting for bank details before its due date gets its link texted again, to the new
- * number — a new link until the same due date, the old one takes no more details (`notifyClaim`'s `resend`,
- * as the claim desk's, by a `claims_notify` job queued in the change's transaction). The partner's
- * answer to `claim.customer_unreachable`. Returns how many were queued.
+ * contract still waiting for bank details before its due date, or past it under manual review
+ * (`waitsForBankDetails`), gets its link texted again, to the new number — a new link until the
+ * same due date, the old one takes no more details (`notifyClaim`'s `resend`, as the claim desk's, by
+ * a `claims_notify` job queued in the change's transaction). The partner's answer to
+ * `claim.customer_unreachable`. Returns how many were queued.
  */
 export async function resendLinksToNewPhone(
   trx: Executor,

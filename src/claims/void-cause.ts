@@ -9,7 +9,7 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from './desk.ts';
-import { checkVoidCause } from './model.ts';
+import { checkVoidCause, voidCauseError } from './model.ts';
 
 /**
  * Correct a void's cause (the claim desk; docs/OPERATOR.md): a claim voided with the wrong cause —
@@ -44,8 +44,8 @@ export async function correctVoidCause(
   deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
+  const checked = checkDeskAction(input, [voidCauseError(input.cause)]);
   const cause = checkVoidCause(input.cause);
-  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'void_cause');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };

@@ -89,7 +89,7 @@ export function claimsCommands(kit: CommandKit): void {
           limit?: string;
           cursor?: string;
         }) => {
-          const { rows, nextCursor } = await operatorClaimsPage(db, {
+          const { rows, nextCursor } = await operatorClaimsPage(db, services().keys, {
             status: options.status,
             environment: options.env,
             partnerSlug: options.partner === undefined ? undefined : (await requirePartner(db, options.partner)).slug,

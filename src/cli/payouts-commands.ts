@@ -69,7 +69,7 @@ export function payoutsCommands(kit: CommandKit): void {
           cursor?: string;
         }) => {
           const now = new Date();
-          const { rows, nextCursor } = await operatorPayoutsPage(db, {
+          const { rows, nextCursor } = await operatorPayoutsPage(db, services().keys, {
             status: options.status,
             environment: options.env,
             partnerSlug: options.partner === undefined ? undefined : (await requirePartner(db, options.partner)).slug,

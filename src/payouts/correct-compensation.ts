@@ -12,7 +12,7 @@ import {
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, largestTransfer, toDecimalString } from '../platform/money.ts';
+import { amountOrError, largestTransfer, MAJOR_AMOUNT_MAX_LENGTH, toDecimalString } from '../platform/money.ts';
 import { findClaimPayout, setPayoutAmountBeforeInstruction } from './payouts-repo.ts';
 import { bankFileOf } from './model.ts';
 
@@ -38,7 +38,8 @@ export async function correctClaimCompensation(
   deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: CompensationCorrection,
 ): Promise<DeskOutcome & { compensation?: { amount: number; currency: string } }> {
-  const checked = checkDeskAction(input);
+  // an amount that is no number in any currency is told with the reason's fault, in one 422
+  const checked = checkDeskAction(input, [amountShapeFault(input.amount)]);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_compensation');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
@@ -75,6 +76,20 @@ export async function correctClaimCompensation(
     );
     return { claimNumber: claim.claim_number, outcome: 'done', compensation: { amount, currency: claim.currency } };
   });
+}
+
+/**
+ * The fault of an amount that is an amount in no currency (too long, not digits with one decimal point
+ * or comma): known before the claim, so told with the reason's. The rest (the claim's currency's
+ * decimals, the terms) is `checkAmount`'s.
+ */
+function amountShapeFault(text: string): FieldError | undefined {
+  const trimmed = text.trim();
+  if (trimmed.length > MAJOR_AMOUNT_MAX_LENGTH)
+    return { field: '/amount', code: 'too_long', message: `must be at most ${MAJOR_AMOUNT_MAX_LENGTH} characters` };
+  if (!/^\d+(?:[.,]\d+)?$/.test(trimmed))
+    return { field: '/amount', code: 'invalid_format', message: 'must be an amount such as 50.00' };
+  return undefined;
 }
 
 /** The new amount in minor units: well formed, more than zero, within the terms, not the current one. */

@@ -1,45 +1,50 @@
 import { createHash } from 'node:crypto';
-import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
-import { DomainError } from '../platform/errors.ts';
+import { decodeCursor, encodeCursor, listBinding, otherFiltersCursor } from '../platform/cursor.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { listPayouts, type PayoutListRow, type UnreportedDue } from './payouts-repo.ts';
+
+type PayoutsListing = {
+  status?: PayoutStatus | undefined;
+  environment?: Environment | undefined;
+  partnerSlug?: string | undefined;
+  unreported?: UnreportedDue | undefined;
+  leftOut?: boolean | undefined;
+};
 
 /**
  * One page of every partner's payouts for operators (`parasol payouts list`, the console's
  * `/admin/payouts`), and the cursor of the
  * next (null: none). Keyset on (created_at, id), newest first — with `leftOut`, on (left_out_at, id),
  * longest left out first — never an offset: payouts created while an operator pages do not shift the
- * pages. A cursor is tied to the listing that printed it: it carries a short hash of the order
- * (plain or left out) and the filters, and a cursor of another listing is refused (invalid_cursor) —
- * a plain listing's created_at never gets compared with left_out_at. `cursorField` names where a
- * cursor not ours came from, for the 422.
+ * pages. A cursor is bound to the listing that printed it, as every list's is (`listBinding` under the
+ * keyring's `lookup` key, platform/cursor.ts): the order (plain or left out) and the filters. A cursor of
+ * another listing is refused (422 `invalid_cursor`, the partner lists' refusal) — a plain listing's
+ * created_at never gets compared with left_out_at. A cursor printed before the binding (`legacyCursor`:
+ * its listing's unkeyed hash, a dot, an unbound cursor) is read while its instant is before
+ * `UNBOUND_CURSORS_BEFORE`, for its own listing only. `cursorField` names where a cursor not ours came
+ * from, for the 422.
  */
 export async function operatorPayoutsPage(
   db: Executor,
-  q: {
-    status?: PayoutStatus | undefined;
-    environment?: Environment | undefined;
-    partnerSlug?: string | undefined;
-    unreported?: UnreportedDue | undefined;
-    leftOut?: boolean | undefined;
+  keys: Pick<Keyring, 'lookup'>,
+  q: PayoutsListing & {
     cursor?: string | undefined;
     cursorField: string;
     limit: number;
   },
 ): Promise<{ rows: PayoutListRow[]; nextCursor: string | null }> {
-  const scope = listingScope(q);
-  let after;
-  if (q.cursor !== undefined) {
-    const dot = q.cursor.indexOf('.');
-    after = decodeCursor(dot < 0 ? q.cursor : q.cursor.slice(dot + 1), q.cursorField);
-    if (dot < 0 || q.cursor.slice(0, dot) !== scope)
-      throw new DomainError(
-        'invalid_cursor',
-        'The cursor belongs to another listing (other filters or order): give the same options as the page that printed it, or start again without a cursor.',
-        { errors: [{ field: q.cursorField, code: 'invalid', message: 'cursor of another listing' }] },
-      );
-  }
+  const list = listBinding(keys.lookup, [
+    'operator_payouts',
+    q.leftOut ? 'left_out' : 'created',
+    q.status ?? null,
+    q.environment ?? null,
+    q.partnerSlug ?? null,
+    // the unreported cut-off moves with the clock: only whether it is asked
+    q.unreported !== undefined,
+  ]);
+  const after = q.cursor === undefined ? undefined : readCursor(q.cursor, q.cursorField, list, q);
   const rows = await listPayouts(db, {
     status: q.status,
     environment: q.environment,
@@ -54,19 +59,30 @@ export async function operatorPayoutsPage(
   const key = last ? (q.leftOut ? last.left_out_at : last.created_at) : null;
   return {
     rows: page,
-    nextCursor:
-      rows.length > q.limit && last && key ? `${scope}.${encodeCursor(new Date(key.getTime()), last.id)}` : null,
+    nextCursor: rows.length > q.limit && last && key ? encodeCursor(new Date(key.getTime()), last.id, list) : null,
   };
 }
 
-/** The listing a cursor belongs to: a short hash of the order and the filters (the unreported cut-off moves with the clock: only whether it is asked). */
-function listingScope(q: {
-  status?: PayoutStatus | undefined;
-  environment?: Environment | undefined;
-  partnerSlug?: string | undefined;
-  unreported?: UnreportedDue | undefined;
-  leftOut?: boolean | undefined;
-}): string {
+/**
+ * A cursor of the listing bound `list`; or one printed before the binding (`scope.cursor`): read, as
+ * the unbound cursors of the partner lists were, while its instant is before `UNBOUND_CURSORS_BEFORE`
+ * (`decodeCursor` refuses it after) and only with the listing whose unkeyed hash it carries.
+ */
+function readCursor(cursor: string, field: string, list: string, q: PayoutsListing) {
+  const dot = cursor.indexOf('.');
+  if (dot < 0) return decodeCursor(cursor, field, list);
+  const after = decodeCursor(cursor.slice(dot + 1), field, list);
+  if (cursor.slice(0, dot) !== legacyScope(q)) throw otherFiltersCursor(field);
+  return after;
+}
+
+/**
+ * The unkeyed hash of order and filters the cursors printed before the binding carry before their dot.
+ * Read only: no cursor is printed with it since. Such a cursor is accepted for a row before
+ * `UNBOUND_CURSORS_BEFORE` (the row's instant is compared, not the current time), so passing that
+ * date does not end it: removing this refuses the old cursors still kept.
+ */
+function legacyScope(q: PayoutsListing): string {
   const listing = [
     q.leftOut ? 'left_out' : 'created',
     q.status ?? null,

@@ -53,9 +53,13 @@ export async function setPayoutBic(
     stillLeftOut?: string;
   }
 > {
-  const checked = checkDeskAction(input);
   const bic = input.bic.replace(/\s+/g, '').toUpperCase();
-  if (bic === '') throw invalidBic([{ field: 'bic', code: 'bic_invalid', message: 'is required' }], 'required');
+  // a BIC left empty is told with the reason's fault, in one 422
+  const missing: FieldError | undefined =
+    bic === '' ? { field: '/bic', code: 'required', message: 'is required' } : undefined;
+  const checked = checkDeskAction(input, [missing]);
+  if (missing)
+    throw new DomainError('validation_failed', 'The BIC is not valid for this payout.', { errors: [missing] });
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'set_bic');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
@@ -124,10 +128,10 @@ export async function claimNumberFor(db: Executor, claimNumberOrEndToEndId: stri
   return found;
 }
 
-function invalidBic(issues: BankAccountIssue[], code?: FieldError['code']): DomainError {
+function invalidBic(issues: BankAccountIssue[]): DomainError {
   const errors: FieldError[] = issues.map((issue) => ({
     field: issue.field === 'bic' ? '/bic' : '/iban',
-    code: code ?? (issue.code === 'bic_country_mismatch' ? 'not_allowed' : 'invalid_format'),
+    code: issue.code === 'bic_country_mismatch' ? 'not_allowed' : 'invalid_format',
     message: issue.message,
   }));
   return new DomainError('validation_failed', 'The BIC is not valid for this payout.', { errors });

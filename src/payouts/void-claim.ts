@@ -6,6 +6,7 @@ import {
   isVoidableClaim,
   markClaimVoided,
   refuseDeskAction,
+  voidCauseError,
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
@@ -40,8 +41,8 @@ export async function voidClaim(
   deps: { db: Db; jobs: JobQueue; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
+  const checked = checkDeskAction(input, [voidCauseError(input.cause, 'other')]);
   const cause = checkVoidCause(input.cause, 'other');
-  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'void');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };

@@ -25,8 +25,9 @@ export interface Keyset {
  * page of another list (other filters, another key's partner or environment) from one of this list,
  * whose rows a keyset taken elsewhere would skip or repeat. The lookup key derives from the current
  * master key: a master key rotation ends the cursors handed out before it (422, start again). Every
- * public list's cursor carries one (`encodeCursor`, `decodeCursor`); the console's and CLI's exposure
- * list (limits/exposure.ts) binds its cursor with it too.
+ * public list's cursor carries one (`encodeCursor`, `decodeCursor`); so do the operators' claims and
+ * payouts lists (claims/operator-claims.ts, payouts/operator-payouts.ts), and the console's and CLI's
+ * exposure list (limits/exposure.ts) binds its cursor with it too.
  */
 export function listBinding(key: Buffer, list: readonly unknown[]): string {
   return crypto
@@ -81,8 +82,8 @@ const BINDING = /^[A-Za-z0-9_-]{8}$/;
  * (`invalid_cursor`, saying the filters changed). A cursor bound to none — handed out before cursors
  * were bound — still continues the list asked for (the next one handed out is bound), as it did then,
  * when its instant is before `UNBOUND_CURSORS_BEFORE`; from then on it is no cursor this API returned
- * (refused): docs/DECISIONS.md "Cursors are bound to their list". Without `list` (the operators'
- * lists, which bind nothing), any well-formed cursor is read.
+ * (refused): docs/DECISIONS.md "Cursors are bound to their list". Without `list`, any well-formed
+ * cursor is read (every list passes one).
  */
 export function decodeCursor(cursor: string, field: string, list?: string): Keyset {
   let read: (Keyset & { list: string | undefined }) | undefined;
@@ -108,13 +109,21 @@ export function decodeCursor(cursor: string, field: string, list?: string): Keys
     throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', {
       errors: [{ field, code: 'invalid', message: 'invalid cursor' }],
     });
-  if (list !== undefined && read.list !== undefined && read.list !== list)
-    throw new DomainError(
-      'invalid_cursor',
-      'The cursor is the next page of a list with other filters (or of another key): the filters changed. Send the filters of the first page, or start again from the first page without a cursor.',
-      { errors: [{ field, code: 'invalid', message: 'is the next page of a list with other filters' }] },
-    );
+  if (list !== undefined && read.list !== undefined && read.list !== list) throw otherFiltersCursor(field);
   return { at: read.at, id: read.id };
+}
+
+/**
+ * The `invalid_cursor` refusing a cursor that is the next page of a list with other filters (or of
+ * another key); `field` as `decodeCursor`'s. For a list that also reads cursors of its own making
+ * (the operators' payouts list's, printed before the binding).
+ */
+export function otherFiltersCursor(field: string): DomainError {
+  return new DomainError(
+    'invalid_cursor',
+    'The cursor is the next page of a list with other filters (or of another key): the filters changed. Send the filters of the first page, or start again from the first page without a cursor.',
+    { errors: [{ field, code: 'invalid', message: 'is the next page of a list with other filters' }] },
+  );
 }
 
 /** Where an oldest-first traversal starts when its first page returned nothing yet (no row is at the epoch). */

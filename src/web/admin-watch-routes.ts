@@ -101,7 +101,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
         // newest first by a cursor, not an offset: claims opened while paging do not shift the pages
         const [counts, found] = await Promise.all([
           claimsByStatus(deps.db, {}),
-          operatorClaimsPage(deps.db, {
+          operatorClaimsPage(deps.db, deps.flight.keys, {
             status: status as ClaimStatus | undefined,
             cursor,
             cursorField: 'querystring:/cursor',
@@ -225,7 +225,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
         const [counts, leftOutCounts, found] = await Promise.all([
           payoutsByStatus(deps.db),
           leftOutPayoutsByCurrency(deps.db),
-          operatorPayoutsPage(deps.db, {
+          operatorPayoutsPage(deps.db, deps.flight.keys, {
             status,
             leftOut,
             cursor,

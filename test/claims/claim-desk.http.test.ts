@@ -5,11 +5,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
+import { notifyClaim, type ResendRequest } from '../../src/claims/notify-claim.ts';
+import { resendLinksToNewPhone } from '../../src/claims/resend-links.ts';
 import { reviewClaim } from '../../src/payouts/manual-review.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
 import { MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
 import { formatMoney } from '../../src/platform/money.ts';
 import { createUser } from '../../src/partners/users.ts';
 import {
@@ -599,6 +602,144 @@ describe('the claim desk', () => {
     // no longer under review: the bank details are paid automatically
     await sendBankDetails(link);
     await eventually(async () => ((await statusOf(claim.id)) === 'paid' ? true : undefined));
+  });
+
+  it('resend the link past its due date: refused (claim_past_due) unless under review, whose clock stands still — then a new working link, as on a contact change', async () => {
+    const DAY = 86_400_000;
+    const pastDue = async (claimId: string, reviewedAt?: Date) => {
+      const due = new Date(Date.now() - 2 * DAY);
+      await t.db
+        .updateTable('claims')
+        .set({ bank_details_due_at: due, ...(reviewedAt ? { manual_review_at: reviewedAt } : {}) })
+        .where('id', '=', claimId)
+        .execute();
+      await t.db.updateTable('claim_tokens').set({ expires_at: due }).where('claim_id', '=', claimId).execute();
+    };
+
+    // what a contact change queues (resend-links.ts), recorded rather than run
+    const queuedBy = async (contractId: string) => {
+      const queued: ResendRequest[] = [];
+      const jobs = {
+        sendMany: async (name: string, data: ResendRequest[]) => {
+          assert.equal(name, 'claims_notify');
+          queued.push(...data);
+          return [];
+        },
+      } as unknown as JobQueue;
+      assert.equal(await resendLinksToNewPhone(t.db, jobs, contractId, ACTOR, new Date()), queued.length);
+      return queued;
+    };
+    const notifyDeps = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      keys: t.app.parasol.keys,
+      publicUrl: 'https://claims.parasol.test',
+      bankDetailsDays: 30,
+      insurer: t.app.parasol.config.insurer,
+      now: () => new Date(),
+    };
+
+    // not under review: it expires, no link to resend
+    const control = await openClaim();
+    // a phone change before its due date queues a resend; the job runs after the due date: skipped
+    const queuedBefore = await queuedBy(control.claim.contract_id);
+    assert.deepEqual(
+      queuedBefore.map((j) => [j.claimId, j.kind]),
+      [[control.claim.id, 'resend']],
+    );
+    await pastDue(control.claim.id);
+    const refused = await act(control.claimNumber, 'resend-link', {
+      ...(await desk(control.claimNumber)).form,
+      reason: 'Customer lost the SMS',
+    });
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.body, /role="alert"/);
+    const refusedCli = await cli('claims', 'resend-link', control.claimNumber, '--reason', 'Customer lost the SMS');
+    assert.equal(refusedCli.code, 1, refusedCli.out);
+    assert.equal((JSON.parse(refusedCli.err) as { error: { code: string } }).error.code, 'claim_past_due');
+    assert.equal(await notifyClaim(notifyDeps, queuedBefore[0]!), 'skipped', 'queued before, run after: no link');
+    // a phone change once it is past due queues none (claims-repo.ts claimsAwaitingBankDetailsOf)
+    assert.deepEqual(await queuedBy(control.claim.contract_id), [], 'no resend queued past due');
+    assert.equal((await messagesOf(control.c.contractNumber)).length, 1, 'nothing sent');
+    assert.equal((await auditOf(control.claimNumber, 'bank_details_link_resent')).length, 0);
+
+    // under review, past its due date: the claim waits (its link still works), so a resend sends one
+    const { c, claimNumber, claim, link } = await openClaim();
+    assert.equal(
+      (await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'Check the booking' })).statusCode,
+      303,
+    );
+    await pastDue(claim.id, new Date(Date.now() - 10 * DAY));
+    assert.deepEqual(
+      (await queuedBy(claim.contract_id)).map((j) => j.claimId),
+      [claim.id],
+      'under review, a phone change queues its resend',
+    );
+    const resent = await act(claimNumber, 'resend-link', {
+      ...(await desk(claimNumber)).form,
+      reason: 'Customer lost the SMS',
+    });
+    assert.equal(resent.statusCode, 303, resent.body.slice(0, 500));
+    assert.equal(resent.headers.location, `/admin/claims/${claimNumber}?done=done`);
+    const messages = await messagesOf(c.contractNumber);
+    assert.equal(messages.length, 2, 'the first message and one resent');
+    const fresh = messages[1]!.link!;
+    assert.ok(fresh && fresh !== link, 'a new link');
+    const page = await t.app.inject({ method: 'GET', url: linkPath(fresh) });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /name="iban"/, 'the new link takes bank details while the review lasts');
+    assert.equal((await auditOf(claimNumber, 'bank_details_link_resent')).length, 1);
+
+    // the partner changes the customer's phone: the claim under review gets its link at the new number too
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/${c.contractNumber}/customer`,
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: { phone: '+33698765432' },
+    });
+    assert.equal(changed.statusCode, 200, changed.body.slice(0, 300));
+    const after = await eventually(async () => {
+      const m = await messagesOf(c.contractNumber);
+      return m.length === 3 ? m : undefined;
+    });
+    assert.ok(
+      after.some((m) => m.to === '+33698765432' && m.link && m.link !== fresh),
+      'a new link to the new number',
+    );
+  });
+
+  it('a form with two faults says both at once: the reason and the phone, the cause, the BIC or the amount', async () => {
+    const { claimNumber, claim } = await openClaim();
+    const { form } = await desk(claimNumber);
+    for (const [action, fields, other] of [
+      ['phone', { phone: '12345' }, /must be a valid phone number in E\.164 format/],
+      ['void', { cause: 'mistake' }, /must be one of flight_data, other/],
+      ['void-cause', { cause: '' }, /give the cause: one of flight_data, other/],
+      ['bic', { bic: ' ' }, /is required/],
+      ['amount', { amount: 'ten euros' }, /must be an amount such as 50\.00/],
+    ] as const) {
+      const res = await act(claimNumber, action, { ...form, ...fields, reason: ' ' });
+      assert.equal(res.statusCode, 422, action);
+      assert.match(res.body, /give the reason \(at least 3 characters\)/, action);
+      assert.match(res.body, other, `${action}: its other field's fault, told with the reason's`);
+    }
+    // one fault alone keeps its own code: a landline is phone_not_mobile, not a validation failure
+    const cli_ = await runCliOn(t, [
+      'claims',
+      'correct-phone',
+      claimNumber,
+      '--phone',
+      '+33145678901',
+      '--reason',
+      'customer called',
+    ]);
+    assert.equal(cli_.code, 1);
+    assert.match(cli_.err, /cannot receive an SMS/);
+    const both = await runCliOn(t, ['claims', 'void', claimNumber, '--cause', 'mistake', '--reason', ' ']);
+    assert.equal(both.code, 1);
+    assert.match(both.err, /--reason: give the reason/);
+    assert.match(both.err, /--cause: must be one of/);
+    assert.equal(await statusOf(claim.id), 'awaiting_bank_details', 'nothing done');
   });
 
   it('a reason is required, the CSRF token too, and only operators open the desk', async () => {

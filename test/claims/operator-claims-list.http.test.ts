@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { encodeCursor, UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -88,7 +89,10 @@ describe('operators’ claims list, newest first by a cursor', () => {
     assert.equal(numbers.length, 4);
     for (const n of numbers) assert.match(all.body, new RegExp(`/admin/claims/${n}"`));
     assert.doesNotMatch(all.body, /First page/, 'the first page offers no first page');
-    const older = await operator.get(`/admin/claims?cursor=${encodeURIComponent(page1.nextCursor)}`);
+    // the console's list is the CLI's without filters: the same binding, so the same cursor goes on
+    const everyPartner = await cli('--json', 'claims', 'list', '--limit', '3');
+    assert.ok(everyPartner.nextCursor);
+    const older = await operator.get(`/admin/claims?cursor=${encodeURIComponent(everyPartner.nextCursor)}`);
     assert.equal(older.statusCode, 200);
     const shown = numbers.filter((n) => new RegExp(`/admin/claims/${n}"`).test(older.body));
     assert.deepEqual(shown, [numbers[3]], 'only the oldest claim, opened before the cursor');
@@ -99,5 +103,75 @@ describe('operators’ claims list, newest first by a cursor', () => {
     const res = await runCliOn(t, ['--json', 'claims', 'list', '--cursor', 'bm90IG91cnM']);
     assert.notEqual(res.code, 0);
     assert.match(res.err, /cursor/);
+  });
+
+  it('a cursor is bound to its filters: another filter’s is refused (invalid_cursor), the console’s too', async () => {
+    const page1 = await cli('--json', 'claims', 'list', '--partner', a.slug, '--limit', '1');
+    assert.ok(page1.nextCursor, 'more than one claim: a next page');
+    // the same filters go on
+    assert.equal(
+      (await runCliOn(t, ['--json', 'claims', 'list', '--partner', a.slug, '--cursor', page1.nextCursor])).code,
+      0,
+    );
+    for (const argv of [
+      [], // every partner's list
+      ['--partner', a.slug, '--status', 'paid'],
+      ['--partner', a.slug, '--env', 'production'],
+    ]) {
+      const res = await runCliOn(t, ['claims', 'list', ...argv, '--cursor', page1.nextCursor]);
+      assert.equal(res.code, 1, argv.join(' '));
+      assert.match(
+        res.err,
+        /^error: The cursor is the next page of a list with other filters.*\n {2}--cursor: is the next page of a list with other filters$/,
+      );
+    }
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const console_ = await operator.get(`/admin/claims?status=paid&cursor=${encodeURIComponent(page1.nextCursor)}`);
+    assert.equal(console_.statusCode, 422, 'the CLI’s cursor of a partner’s list is not the console’s paid list');
+  });
+
+  it('a cursor handed out before the binding (none) goes on until UNBOUND_CURSORS_BEFORE, not after', async () => {
+    const id = '00000000-0000-0000-0000-000000000000';
+    const justBefore = new Date(UNBOUND_CURSORS_BEFORE.getTime() - 1);
+    // one claim opened a day before the cutoff, not by the clock: the page after the cursor has it
+    // whenever the test runs (the others, opened now, are after the cutoff once it is past)
+    const backdated = await t.db
+      .updateTable('claims')
+      .set({ opened_at: new Date(UNBOUND_CURSORS_BEFORE.getTime() - 86_400_000) })
+      .where('id', '=', (eb) =>
+        eb.selectFrom('claims').select('id').where('partner_id', '=', a.id).orderBy('opened_at').limit(1),
+      )
+      .returning('claim_number')
+      .executeTakeFirstOrThrow();
+    const old = await runCliOn(t, [
+      '--json',
+      'claims',
+      'list',
+      '--partner',
+      a.slug,
+      '--cursor',
+      encodeCursor(justBefore, id),
+    ]);
+    assert.equal(old.code, 0, old.err);
+    const listed = (JSON.parse(old.out) as { claims: { claimNumber: string; openedAt: string }[] }).claims;
+    assert.ok(
+      listed.some((c) => c.claimNumber === backdated.claim_number),
+      `the claim opened before its instant is listed: ${JSON.stringify(listed)}`,
+    );
+    assert.ok(
+      listed.every((c) => new Date(c.openedAt) < justBefore),
+      'the claims opened before its instant only',
+    );
+    const stripped = await runCliOn(t, [
+      'claims',
+      'list',
+      '--partner',
+      a.slug,
+      '--cursor',
+      encodeCursor(UNBOUND_CURSORS_BEFORE, id),
+    ]);
+    assert.equal(stripped.code, 1);
+    assert.match(stripped.err, /^error: The cursor is not one this API returned\./);
   });
 });

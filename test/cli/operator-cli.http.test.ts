@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
 import { upsertPendingPayout } from '../../src/payouts/payouts-repo.ts';
+import { decodeCursor, encodeCursor, UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -93,8 +95,10 @@ describe('operator command line', () => {
   it('payouts list pages by --cursor and --limit, and filters by --partner', async () => {
     const mine = await claimRows(await cancelledFlight(partner, 5));
     const theirs = await claimRows(await cancelledFlight(other, 1));
-    // created a second apart, newest last; the last two at the same millisecond (the id breaks the tie)
-    const base = Date.now() - 3_600_000;
+    // created a second apart, newest last; the last two at the same millisecond (the id breaks the tie);
+    // a day before UNBOUND_CURSORS_BEFORE, not by the clock: the cursors printed before the binding
+    // (below) go on while their row's instant is before it, whenever the test runs
+    const base = UNBOUND_CURSORS_BEFORE.getTime() - 86_400_000;
     const at = [0, 1, 2, 3, 3].map((s) => new Date(base + s * 1000));
     for (const [i, c] of [...mine, ...theirs].entries())
       await upsertPendingPayout(t.db, {
@@ -148,7 +152,8 @@ describe('operator command line', () => {
 
     // the text says how to get the next page; a cursor not ours is refused, naming the option
     const text = await cli('payouts', 'list', '--partner', partner.slug, '--limit', '2');
-    assert.match(text.out, /\nMore: the same command with --cursor [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    // one cursor as every list's (platform/cursor.ts): no hash of its own before a dot
+    assert.match(text.out, /\nMore: the same command with --cursor [A-Za-z0-9_-]+$/);
     const bad = await cli('payouts', 'list', '--cursor', 'not-a-cursor');
     assert.equal(bad.code, 1);
     assert.match(bad.err, /^error: The cursor is not one this API returned\.\n {2}--cursor: invalid cursor$/);
@@ -165,8 +170,35 @@ describe('operator command line', () => {
       assert.equal(mismatch.code, 1, argv.join(' '));
       assert.match(
         mismatch.err,
-        /^error: The cursor belongs to another listing .*\n {2}--cursor: cursor of another listing$/,
+        /^error: The cursor is the next page of a list with other filters.*\n {2}--cursor: is the next page of a list with other filters$/,
       );
+    }
+
+    // a cursor printed before the binding (its listing's unkeyed hash, a dot, an unbound cursor) goes on
+    // with its own listing while its instant is before UNBOUND_CURSORS_BEFORE; not with another listing,
+    // nor once stripped of its binding after it
+    const legacy = (at: Date, id: string, listing: unknown[]) =>
+      `${createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 8)}.${encodeCursor(at, id)}`;
+    const key = decodeCursor(plainCursor, '/cursor');
+    const plainListing = ['created', null, null, partner.slug, false];
+    const old = await json<Listed>(
+      'payouts',
+      'list',
+      '--partner',
+      partner.slug,
+      '--limit',
+      '2',
+      '--cursor',
+      legacy(key.at, key.id, plainListing),
+    );
+    assert.deepEqual(old, pages[1], 'the page after it, as the bound cursor gives');
+    for (const [cursor, error] of [
+      [legacy(key.at, key.id, ['left_out', null, null, partner.slug, false]), /other filters/],
+      [legacy(UNBOUND_CURSORS_BEFORE, key.id, plainListing), /not one this API returned/],
+    ] as const) {
+      const refused = await cli('payouts', 'list', '--partner', partner.slug, '--limit', '2', '--cursor', cursor);
+      assert.equal(refused.code, 1);
+      assert.match(refused.err, error);
     }
 
     // --partner takes a slug or an id, and an unknown partner is refused (not an empty listing)
