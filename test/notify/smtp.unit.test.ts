@@ -145,7 +145,10 @@ describe('SmtpEmailProvider', () => {
       assert.ok(error instanceof EmailRejectedError, `${user}: ${String(error)}`);
       assert.equal(error.recipient, true, user);
       assert.equal(error.responseCode, replies[user]![0]);
-      assert.match(error.message, new RegExp(`SMTP ${replies[user]![0]} ${replies[user]![1].split(' ')[0]!.replace(/\./g, '\\.')} to RCPT`));
+      assert.match(
+        error.message,
+        new RegExp(`SMTP ${replies[user]![0]} ${replies[user]![1].split(' ')[0]!.replace(/\./g, '\\.')} to RCPT`),
+      );
       assert.doesNotMatch(error.message, /acme\.example/, 'no address in the error');
     }
     for (const user of ['relay', 'policy', 'auth', 'spam']) {

@@ -5,6 +5,7 @@ import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
+import { messageKind } from '../sms/claim-messages.ts';
 import * as repo from './email-repo.ts';
 import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
 import type { EmailStatus } from './model.ts';
@@ -13,8 +14,10 @@ import type { EmailStatus } from './model.ts';
  * Email: the message is written in the transaction of the change that causes it (recipient, subject
  * and bodies sealed: they carry single-use links) with its send job, announced after commit; the job
  * sends it through the provider after commit. A server that cannot be reached, or answers 4xx, is
- * retried with back-off (`EMAIL_QUEUE_POLICY`); a message refused (5xx) is marked `rejected`,
- * audited and left to an operator. Exactly once: one row per dedupe key whatever the retries; a send
+ * retried with back-off (`EMAIL_QUEUE_POLICY`), and so is a server that refuses us (credentials,
+ * relay, policy: `reason` `refused`, ours to fix); a message refused for its recipient's address or its
+ * content (5xx) is marked `rejected` and audited — for the address, the message's owner is told
+ * (`onRejected`: the partner, `claim.customer_unreachable`). Exactly once: one row per dedupe key whatever the retries; a send
  * holds its row with a lease; a crash between the server's acceptance and our record may send it
  * again (SMTP has no idempotency), with the same Message-ID, at most MAX_EMAIL_ATTEMPTS times.
  */
@@ -91,6 +94,29 @@ export class EmailProviderMissing extends Error {
 /** How long a send may hold its message: the job's own expiry. */
 const SEND_LEASE_SECONDS = EMAIL_QUEUE_POLICY.expireInSeconds;
 
+/** A claim's email the server refused for its recipient's address (`EmailRejectedError.recipient`). */
+export interface RejectedEmail {
+  emailId: string;
+  /** The claim its dedupe key names (`claim:<id>:<word>…`); null for any other message. */
+  claimId: string | null;
+  partnerId: string | null;
+  environment: Environment | null;
+  /** What the message was: a claim's, as its SMS's (opened, reminder, paid: `messageKind`); else the row's kind. */
+  kind: string;
+  /** The SMTP reply code (550, 553…), or null (an address that is none, refused before any reply). */
+  errorCode: number | null;
+  at: Date;
+}
+
+/**
+ * What the owner of a message does when its recipient's address is refused, in the transaction that
+ * marks it `rejected` (once per message): the claims domain tells the partner
+ * (`claim.customer_unreachable`, channel `email`).
+ */
+export type OnEmailRejected = (trx: Executor, email: RejectedEmail) => Promise<void>;
+
+const CLAIM_KEY = /^claim:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):/;
+
 export interface EmailProviders {
   /**
    * Sandbox and preproduction messages; without `smtp`, the platform's own messages too (partner
@@ -120,6 +146,8 @@ export async function sendQueuedEmail(
     providers: EmailProviders;
     now?: () => Date;
     linkUselessClaimStatuses: readonly string[];
+    /** Told when the server refuses the recipient's address (not our server, not the message): once per message. */
+    onRejected?: OnEmailRejected | undefined;
   },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
@@ -157,8 +185,8 @@ export async function sendQueuedEmail(
     return 'sent';
   } catch (error) {
     if (error instanceof EmailRejectedError) {
-      await deps.db.transaction().execute(async (trx) => {
-        await repo.markEmailRejected(trx, emailId, provider.name, error.message);
+      return deps.db.transaction().execute(async (trx) => {
+        if (!(await repo.markEmailRejected(trx, emailId, provider.name, error.message))) return 'skipped';
         await audit(trx, {
           actor: 'system',
           partnerId: row.partner_id,
@@ -166,10 +194,23 @@ export async function sendQueuedEmail(
           entity: 'email',
           entityId: emailId,
           action: 'email_rejected',
-          data: { kind: row.kind, responseCode: error.responseCode ?? null },
+          data: { kind: row.kind, responseCode: error.responseCode ?? null, recipient: error.recipient },
         });
+        // the customer's address, not our server nor the message: someone who knows the customer can correct it
+        if (error.recipient && deps.onRejected) {
+          const claim = CLAIM_KEY.exec(row.dedupe_key);
+          await deps.onRejected(trx, {
+            emailId,
+            claimId: claim?.[1] ?? null,
+            partnerId: row.partner_id,
+            environment: row.environment,
+            kind: claim ? messageKind(row.dedupe_key) : row.kind,
+            errorCode: error.responseCode ?? null,
+            at: (deps.now ?? (() => new Date()))(),
+          });
+        }
+        return 'rejected' as const;
       });
-      return 'rejected';
     }
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
     await repo.releaseEmail(deps.db, emailId, message, {

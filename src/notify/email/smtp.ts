@@ -63,7 +63,8 @@ function certainlyNotSent(e: { code?: unknown; originalCode?: unknown; timeoutTy
  * Email through an SMTP server with nodemailer: one connection per message (no pool: a job sends one
  * message). A 4xx reply or a network failure is retryable; a 5xx reply is final when it blames the
  * recipient's address or this message, and retryable (`reason` `refused`) when it blames our side —
- * credentials, sender, relay or policy refusals of our server (`smtpBlame`). The Message-ID is derived from the dedupe key: a message sent again after a crash between
+ * credentials, sender, relay or policy refusals of our server (`smtpBlame`). The Message-ID is
+ * derived from the dedupe key: a message sent again after a crash between
  * the server's acceptance and our record carries the same id.
  */
 export class SmtpEmailProvider implements EmailProvider {
@@ -105,7 +106,7 @@ export class SmtpEmailProvider implements EmailProvider {
         throw new EmailRejectedError(this.name, 'recipient refused', undefined, { recipient: true });
       return { providerMessageId: info.messageId || messageId };
     } catch (error) {
-      throw classify(this.name, error);
+      throw classifySmtpError(this.name, error);
     }
   }
 
@@ -150,7 +151,8 @@ export function smtpBlame(responseCode: number, response: string | undefined, co
   return 'message';
 }
 
-function classify(provider: string, error: unknown): EmailRetryableError | EmailRejectedError {
+/** A nodemailer failure as the send job reads it: retryable (with why) or final (with whom it blames). */
+export function classifySmtpError(provider: string, error: unknown): EmailRetryableError | EmailRejectedError {
   if (error instanceof EmailRejectedError || error instanceof EmailRetryableError) return error;
   const e = error as {
     responseCode?: unknown;
@@ -178,7 +180,10 @@ function classify(provider: string, error: unknown): EmailRetryableError | Email
           notSent: true,
           reason: 'refused',
         });
-      return new EmailRejectedError(provider, message, responseCode, { cause: error, recipient: blame === 'recipient' });
+      return new EmailRejectedError(provider, message, responseCode, {
+        cause: error,
+        recipient: blame === 'recipient',
+      });
     }
     // a 4xx reply, at any step up to the end of the data: the server did not take the message
     return new EmailRetryableError(provider, message, responseCode, { cause: error, notSent: true });
