@@ -180,10 +180,42 @@ describe('SmtpEmailProvider', () => {
       [550, '550 5.6.0 content refused', 'DATA', 'message'],
       [552, '552 5.2.3 message too big', 'DATA', 'message'],
       [552, '552 storage exceeded', 'DATA', 'message'],
-      [550, undefined, undefined, 'recipient'],
+      // without an enhanced code, a 550/551/553 is the recipient's at RCPT TO only
+      [550, undefined, undefined, 'provider'],
+      [550, '550 Access denied, your IP is blocklisted', 'CONN', 'provider'],
+      [550, '550 not welcome', 'EHLO parasol.example', 'provider'],
+      [550, '550 not welcome', 'HELO parasol.example', 'provider'],
+      [550, '550 not welcome', 'LHLO parasol.example', 'provider'],
+      [553, '553 TLS refused', 'STARTTLS', 'provider'],
+      [551, '551 no', 'RSET', 'provider'],
+      [550, '550 refused', 'API', 'provider'],
+      [550, '550 message refused', 'DATA', 'message'],
+      [553, '553 message refused', 'DATA', 'message'],
+      // a full mailbox lasts but is not a bad address; a message too big is the message's
+      [552, '552 5.2.2 Mailbox full', 'RCPT TO:<x@y>', 'message'],
+      [550, '550 5.2.2 Mailbox full', 'DATA', 'message'],
+      [552, '552 5.3.4 Message too big for system', 'DATA', 'message'],
+      [554, '554 5.3.0 mail system error', 'DATA', 'provider'],
     ];
     for (const [code, response, command, blame] of cases)
       assert.equal(smtpBlame(code, response, command), blame, `${response ?? code} to ${command ?? '?'}`);
+  });
+
+  it("a bare 550 at the greeting (our IP blocklisted) is retried as an outage, never the customer's", async (t) => {
+    const server = await startServer({
+      onConnect(_session, callback) {
+        callback(Object.assign(new Error('Access denied, your IP is blocklisted'), { responseCode: 550 }));
+      },
+    });
+    t.after(server.close);
+    const provider = server.provider();
+    t.after(() => provider.close());
+    const error = await provider.send(message).catch((e: unknown) => e);
+    assert.ok(error instanceof EmailRetryableError, String(error));
+    assert.equal(error.reason, 'refused');
+    assert.equal(error.responseCode, 550);
+    assert.equal(error.notSent, true);
+    assert.equal(server.received.length, 0);
   });
 
   it('refused credentials are retried as an outage (ours to fix); a server that cannot be reached is retryable', async (t) => {

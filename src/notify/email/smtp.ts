@@ -121,31 +121,60 @@ export class SmtpEmailProvider implements EmailProvider {
  * (`5.1.1 …`), else by its basic code and the step it answered:
  * - `recipient`: the customer's address — 5.1.x (bad mailbox 5.1.1, bad domain 5.1.2, bad syntax
  *   5.1.3, moved 5.1.6, null MX 5.1.10…; but 5.1.7 and 5.1.8 are the sender's address: ours), 5.2.x
- *   but 5.2.3 (disabled mailbox 5.2.1, full 5.2.2), or without an enhanced code 550, 551, 553 — unless
- *   the step was ours (AUTH, MAIL FROM: our credentials, our sender).
+ *   but 5.2.2 and 5.2.3 (disabled mailbox 5.2.1), or without an enhanced code 550, 551, 553 answering
+ *   RCPT TO only.
  * - `provider`: our configuration or our server's standing — 5.7.x (security, policy: relaying
- *   denied, authentication required), 5.5.x (protocol), 5.3.x and 5.4.x (the relay's system, routing),
- *   5.0.0 and 5.1.7/5.1.8, any reply to AUTH or MAIL FROM, and without an enhanced code 530, 535,
- *   554 (transaction failed: usually a policy or relay refusal of our server, not the address), 521
- *   and 500–504. Not the customer's fault: retried as an outage is.
- * - `message`: this message, not the address nor our server — 5.6.x (content), 5.2.3 (too big), 552
- *   and any other: final, nobody told.
+ *   denied, authentication required), 5.5.x (protocol), 5.3.x but 5.3.4 and 5.4.x (the relay's
+ *   system, routing), 5.0.0 and 5.1.7/5.1.8, any reply to AUTH or MAIL FROM, and without an enhanced
+ *   code: 530, 535, 554 (transaction failed: usually a policy or relay refusal of our server, not the
+ *   address), 521 and 500–504, and any reply to a step of our session (CONN — the greeting, e.g. our
+ *   IP blocklisted —, EHLO, HELO, LHLO, STARTTLS, RSET, API) or to no known step. Not the customer's
+ *   fault: retried as an outage is.
+ * - `message`: this message, not the address nor our server — 5.6.x (content), 5.2.2 (mailbox full:
+ *   a lasting state, not a bad address), 5.2.3 and 5.3.4 (too big), without an enhanced code 550,
+ *   551, 553 answering DATA, 552 and any other: final, nobody told.
  */
 export type SmtpBlame = 'recipient' | 'provider' | 'message';
 
 const OUR_STEPS = /^(AUTH|MAIL)\b/i;
+const RECIPIENT_STEP = /^RCPT\b/i;
+const DATA_STEP = /^DATA\b/i;
+
+/** RFC 3463's enhanced status code at the start of a reply (`550 5.1.1 …`, `550-5.1.1 …`), if any. */
+interface EnhancedCode {
+  readonly klass: number;
+  readonly subject: number;
+  readonly detail: number;
+  /** `5.1.1` */
+  readonly text: string;
+}
+
+function parseEnhancedCode(response: string | undefined): EnhancedCode | undefined {
+  const m = /^\d{3}[ -]([245])\.(\d{1,3})\.(\d{1,3})(?:\s|$)/.exec(response ?? '');
+  if (!m) return undefined;
+  return { klass: Number(m[1]), subject: Number(m[2]), detail: Number(m[3]), text: `${m[1]}.${m[2]}.${m[3]}` };
+}
 
 export function smtpBlame(responseCode: number, response: string | undefined, command: string | undefined): SmtpBlame {
+  return blameOf(responseCode, parseEnhancedCode(response), command);
+}
+
+function blameOf(responseCode: number, enhanced: EnhancedCode | undefined, command: string | undefined): SmtpBlame {
   if (command !== undefined && OUR_STEPS.test(command)) return 'provider';
-  const enhanced = /^\d{3}[ -]([245])\.(\d{1,3})\.(\d{1,3})(?:\s|$)/.exec(response ?? '');
   if (enhanced) {
-    const [subject, detail] = [Number(enhanced[2]), Number(enhanced[3])];
+    const { subject, detail } = enhanced;
     if (subject === 1) return detail === 7 || detail === 8 ? 'provider' : 'recipient';
-    if (subject === 2) return detail === 3 ? 'message' : 'recipient';
+    if (subject === 2) return detail === 2 || detail === 3 ? 'message' : 'recipient';
+    if (subject === 3 && detail === 4) return 'message';
     if (subject === 6) return 'message';
     return 'provider'; // 5.0 other, 5.3 mail system, 5.4 routing, 5.5 protocol, 5.7 security or policy
   }
-  if (responseCode === 550 || responseCode === 551 || responseCode === 553) return 'recipient';
+  if (responseCode === 550 || responseCode === 551 || responseCode === 553) {
+    // without an enhanced code, only the step tells whose: the address at RCPT TO, the message at DATA
+    if (command !== undefined && RECIPIENT_STEP.test(command)) return 'recipient';
+    if (command !== undefined && DATA_STEP.test(command)) return 'message';
+    return 'provider'; // the greeting (our IP blocked), EHLO/HELO/LHLO, STARTTLS, RSET, API: ours
+  }
   if (responseCode === 530 || responseCode === 535 || responseCode === 554 || responseCode === 521) return 'provider';
   if (responseCode >= 500 && responseCode <= 504) return 'provider';
   return 'message';
@@ -169,10 +198,10 @@ export function classifySmtpError(provider: string, error: unknown): EmailRetrya
   if (responseCode !== undefined) {
     // the server's text may repeat the address: only its codes are kept
     const response = typeof e.response === 'string' ? e.response : undefined;
-    const enhanced = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})(?:\s|$)/.exec(response ?? '')?.[1];
-    const message = `SMTP ${responseCode}${enhanced ? ` ${enhanced}` : ''}${command}`;
+    const enhanced = parseEnhancedCode(response);
+    const message = `SMTP ${responseCode}${enhanced ? ` ${enhanced.text}` : ''}${command}`;
     if (responseCode >= 500) {
-      const blame = smtpBlame(responseCode, response, verb);
+      const blame = blameOf(responseCode, enhanced, verb);
       if (blame === 'provider')
         // our credentials, sender or standing: nothing was taken; retried, an outage until someone fixes it
         return new EmailRetryableError(provider, message, responseCode, {
