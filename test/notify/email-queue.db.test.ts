@@ -9,6 +9,8 @@ import {
 } from '../../src/notify/email/email.ts';
 import {
   EMAIL_GIVE_UP_HOURS,
+  EMAIL_QUEUE_POLICY,
+  emailSendKey,
   EMAIL_GIVEN_UP,
   EmailProviderMissing,
   giveUpStaleEmails,
@@ -22,7 +24,8 @@ import {
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
-import type { JobQueue } from '../../src/platform/jobs.ts';
+import { sql } from 'kysely';
+import { JobQueue } from '../../src/platform/jobs.ts';
 import { openTestDatabase, testConfig } from '../helper.ts';
 
 /** The email queue: one row per dedupe key, one send per message, outcomes recorded (notify/email/). */
@@ -39,6 +42,7 @@ function fakeJobs() {
     sendMany: async (name: string, data: unknown[]) => {
       for (const d of data) sent.push({ name, data: d });
     },
+    liveSingletonKeys: async () => new Set<string>(),
   } as unknown as JobQueue;
   return { jobs, sent };
 }
@@ -417,4 +421,49 @@ test("a claim's email refused for its address tells its owner once; refused for 
   // refused for the message itself (no recipient's code): rejected, nobody told
   assert.equal(await sendQueuedEmail(deps, contentId), 'rejected');
   assert.equal(told.length, 2);
+});
+
+test('the sweep starts no second chain of send jobs beside a live one: one per email (singletonKey)', async (t) => {
+  const handle = await openTestDatabase(t);
+  const jobs = await new JobQueue(handle.db, { schedules: false, supervise: false }).start();
+  t.after(() => jobs.stop({ timeoutMs: 2000 }));
+  await jobs.queue('email_send', EMAIL_QUEUE_POLICY);
+  await transaction(handle.db, (trx) =>
+    queueEmail(trx, { jobs, keys }, email('k:chain', { environment: 'production' })),
+  );
+  const { id } = await handle.db
+    .selectFrom('emails')
+    .select('id')
+    .where('dedupe_key', '=', 'k:chain')
+    .executeTakeFirstOrThrow();
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 2 * 3_600_000) })
+    .execute();
+  const chains = async () =>
+    (
+      await sql<{ state: string; singleton_key: string | null }>`
+        select state, singleton_key from pgboss.job where name = 'email_send' order by created_on`.execute(handle.db)
+    ).rows;
+  const setState = (state: string) =>
+    sql`update pgboss.job set state = ${state}::pgboss.job_state where name = 'email_send'`.execute(handle.db);
+
+  assert.deepEqual(await chains(), [{ state: 'created', singleton_key: emailSendKey(id) }]);
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'its first job still waits');
+  await setState('retry'); // a server refusing us: the job waits for its next retry
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'its first job still retries');
+  await setState('active');
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'its first job is running');
+  assert.equal((await chains()).length, 1);
+
+  await setState('failed'); // the chain gave up: the sweep starts one, and only one
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1);
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'the next sweep finds it alive');
+  assert.deepEqual(
+    (await chains()).map((c) => [c.state, c.singleton_key]),
+    [
+      ['failed', emailSendKey(id)],
+      ['created', emailSendKey(id)],
+    ],
+  );
 });

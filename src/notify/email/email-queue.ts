@@ -73,9 +73,15 @@ export async function queueEmail(
     status: 'queued',
   });
   if (!emailId) return false;
-  await deps.jobs.send('email_send', { emailId }, { trx });
+  await deps.jobs.send('email_send', { emailId }, { trx, singletonKey: emailSendKey(emailId) });
   return true;
 }
+
+/**
+ * The singleton key of an email's send jobs: one chain of retries per message (`requeueStaleEmails`
+ * starts none beside a live one).
+ */
+export const emailSendKey = (emailId: string): string => `email:${emailId}`;
 
 /**
  * A production customer's message while no SMTP server is configured: it stays queued (the outbox is
@@ -271,7 +277,8 @@ export async function readEmails(
  * webhook pause notices), still queued after their send jobs gave up (the SMTP server was
  * unreachable, or not configured for a production customer's, longer than the retries last — about 20 to 40 minutes, so an hour
  * leaves a message still being retried alone): queued again, a batch at a time, while they have
- * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
+ * attempts left, unless a send job of theirs is still alive (waiting, retrying or running: one chain of
+ * retries per message, `emailSendKey`). The worker runs it every 10 minutes when SMTP is configured; each
  * message is sent by one job at a time (the lease), and a claim's link email whose link no longer
  * works (its claim moved on, or a newer link replaced it) is then dropped by the send
  * (`sendQueuedEmail`), not sent.
@@ -281,10 +288,15 @@ export async function requeueStaleEmails(
   olderThanMinutes = 60,
   limit = 1_000,
 ): Promise<number> {
-  const ids = await repo.findStaleQueuedEmails(deps.db, { olderThanMinutes, maxAttempts: MAX_EMAIL_ATTEMPTS, limit });
+  const stale = await repo.findStaleQueuedEmails(deps.db, { olderThanMinutes, maxAttempts: MAX_EMAIL_ATTEMPTS, limit });
+  // a message whose send job is still waiting, retrying or running keeps that one chain: a server that
+  // refuses us gives every attempt back, and a new chain every sweep would pile up beside the old
+  const live = await deps.jobs.liveSingletonKeys('email_send', stale.map(emailSendKey));
+  const ids = stale.filter((id) => !live.has(emailSendKey(id)));
   await deps.jobs.sendMany(
     'email_send',
     ids.map((emailId) => ({ emailId })),
+    { singletonKey: (d) => emailSendKey(d.emailId) },
   );
   return ids.length;
 }
