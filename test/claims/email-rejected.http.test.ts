@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { tellPartnerEmailRejected } from '../../src/claims/customer-unreachable.ts';
-import { LINK_USELESS_CLAIM_STATUSES } from '../../src/claims/model.ts';
-import { sendQueuedEmail } from '../../src/notify/email/email-queue.ts';
+import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import { EmailRetryableError, type EmailProvider } from '../../src/notify/email/email.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { classifySmtpError } from '../../src/notify/email/smtp.ts';
@@ -22,11 +20,12 @@ import {
  * partner is told once (`claim.customer_unreachable`, channel `email`), as for a refused SMS. A refusal
  * of our own server (530 authentication required) tells nobody: the message stays queued, retried.
  * The app has neither Twilio nor SMTP: the messages stay queued; SMTP "comes back" as the fake below,
- * called the way the send job calls it.
+ * given to the registry's own `email_send` handler (its wiring of the partner's hook is under test).
  */
 describe("claims: a customer's email address refused", () => {
   let t: TestApp;
   let production: TestPartner;
+  let other: TestPartner;
   let auth: Record<string, string>;
   before(async () => {
     t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' } });
@@ -39,6 +38,15 @@ describe("claims: a customer's email address refused", () => {
       payload: { url: 'http://127.0.0.1:9/hooks' },
     });
     assert.equal(endpoint.statusCode, 201, endpoint.body);
+    // another production partner with its own endpoint: it hears nothing of the first one's customers
+    other = await createTestPartner(t.db, { environment: 'production' });
+    const otherEndpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...other.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/other-hooks' },
+    });
+    assert.equal(otherEndpoint.statusCode, 201, otherEndpoint.body);
   });
   after(() => t.close());
 
@@ -50,16 +58,30 @@ describe("claims: a customer's email address refused", () => {
       throw answer();
     },
   });
-  const send = (smtp: EmailProvider, emailId: string) =>
-    sendQueuedEmail(
-      {
-        db: t.db,
-        keys: t.app.parasol.keys,
-        linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-        providers: { outbox: new OutboxEmailProvider(), smtp },
-        onRejected: tellPartnerEmailRejected(t.app.parasol.jobs),
-      },
-      emailId,
+  /** The worker's `email_send` handler, as the registry builds it, with this SMTP provider. */
+  const send = (smtp: EmailProvider, emailId: string) => {
+    const quiet = () => {};
+    const rt = {
+      db: t.db,
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+      config: t.app.parasol.config,
+      now: () => new Date(),
+      log: { info: quiet, warn: quiet, error: quiet },
+      email: { outbox: new OutboxEmailProvider(), smtp },
+    } as unknown as JobRuntime;
+    return JOBS.email_send.handler(rt)({ id: 'test', data: { emailId } });
+  };
+  const statusOf = async (emailId: string) =>
+    (await t.db.selectFrom('emails').select('status').where('id', '=', emailId).executeTakeFirstOrThrow()).status;
+  const bounce = () =>
+    smtpAnswering(() =>
+      Object.assign(new Error("Can't send mail - all recipients were rejected: 550 5.1.1 No such user"), {
+        code: 'EENVELOPE',
+        responseCode: 550,
+        response: '550 5.1.1 No such user',
+        command: 'RCPT TO',
+      }),
     );
   const eventsOf = async (contractNumber: string) =>
     (
@@ -86,21 +108,14 @@ describe("claims: a customer's email address refused", () => {
         .where('dedupe_key', 'like', `claim:${claim.id}:bank-details%`)
         .executeTakeFirst(),
     );
-    return { contractNumber: c.contractNumber, emailId: email.id };
+    return { contractNumber: c.contractNumber, claimId: claim.id, emailId: email.id };
   }
 
   it('550 5.1.1: the email is rejected and the partner told once, channel email', async () => {
     const { contractNumber, emailId } = await productionClaim();
-    const bounce = smtpAnswering(() =>
-      Object.assign(new Error("Can't send mail - all recipients were rejected: 550 5.1.1 No such user"), {
-        code: 'EENVELOPE',
-        responseCode: 550,
-        response: '550 5.1.1 No such user',
-        command: 'RCPT TO',
-      }),
-    );
-    assert.equal(await send(wrap(bounce), emailId), 'rejected');
-    assert.equal(await send(wrap(bounce), emailId), 'skipped');
+    await send(wrap(bounce()), emailId);
+    assert.equal(await statusOf(emailId), 'rejected');
+    await send(wrap(bounce()), emailId); // a retry of the job: already rejected, skipped
     const told = await eventsOf(contractNumber);
     assert.equal(told.length, 1, 'told once');
     assert.equal(told[0].channel, 'email');
@@ -108,7 +123,51 @@ describe("claims: a customer's email address refused", () => {
     assert.equal(told[0].errorCode, 550);
     assert.equal(told[0].message, 'opened');
     assert.equal(told[0].status, 'awaiting_bank_details');
+    // the first partner's event only: the other partner has none, and its endpoint no delivery
+    const others = await t.db
+      .selectFrom('webhook_events')
+      .select('id')
+      .where('partner_id', '=', other.id)
+      .where('type', '=', 'claim.customer_unreachable')
+      .execute();
+    assert.deepEqual(others, []);
+    const otherDeliveries = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('partner_id', '=', other.id)
+      .execute();
+    assert.deepEqual(otherDeliveries, []);
+    const mine = await t.db
+      .selectFrom('webhook_events')
+      .select('partner_id')
+      .where('type', '=', 'claim.customer_unreachable')
+      .execute();
+    assert.ok(mine.length >= 1 && mine.every((e) => e.partner_id === production.id));
   });
+
+  for (const status of ['payment_pending', 'paid'] as const)
+    it(`a claim ${status} by the time its email is refused: rejected, the partner not told`, async () => {
+      const { contractNumber, claimId, emailId } = await productionClaim();
+      // the customer gave their details (and was paid) while the send was under way: the link check
+      // before the send passed, the refusal comes after
+      let calls = 0;
+      const late: EmailProvider = {
+        name: 'smtp',
+        send: async (msg) => {
+          calls++;
+          await t.db
+            .updateTable('claims')
+            .set({ status, ...(status === 'paid' ? { paid_at: new Date() } : {}) })
+            .where('id', '=', claimId)
+            .execute();
+          return bounce().send(msg);
+        },
+      };
+      await send(wrap(late), emailId);
+      assert.equal(calls, 1, 'the server was asked');
+      assert.equal(await statusOf(emailId), 'rejected');
+      assert.equal((await eventsOf(contractNumber)).length, 0);
+    });
 
   it('530 authentication required (our server): the email stays queued, retried; the partner is not told', async () => {
     const { contractNumber, emailId } = await productionClaim();
