@@ -52,7 +52,7 @@ export {
   payoutLaterals,
 } from './claims-repo.ts';
 export { completeContractsOnFlight, reopenContractsOfCorrectedClaims } from './contract-completion.ts';
-export { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
+export { tellPartnerCustomerUnreachable, tellPartnerEmailRejected } from './customer-unreachable.ts';
 export { expireClaims, requeueNeverNotified, type NeverNotifiedSweep } from './expire-claims.ts';
 export { operatorClaimsPage } from './operator-claims.ts';
 export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.ts';

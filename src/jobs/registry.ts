@@ -5,6 +5,7 @@ import {
   notifyClaim,
   remindClaims,
   tellPartnerCustomerUnreachable,
+  tellPartnerEmailRejected,
   type NotifyJob,
   type ResendRequest,
   LINK_USELESS_CLAIM_STATUSES,
@@ -256,6 +257,8 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           providers: rt.email,
           now: rt.now,
           linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+          // a claim's email refused for its address: the partner is told (claim.customer_unreachable, email)
+          onRejected: tellPartnerEmailRejected(rt.jobs),
         },
         job.data.emailId,
       ).catch((error: unknown) => {

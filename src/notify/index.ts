@@ -58,6 +58,8 @@ export {
   sendQueuedEmail,
   type EmailProviders,
   type EmailView,
+  type OnEmailRejected,
+  type RejectedEmail,
   type QueuedEmail,
 } from './email/email-queue.ts';
 export {

@@ -1,4 +1,4 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
@@ -285,6 +285,21 @@ export class JobQueue<M extends object = JobPayloads> {
   private track(name: string, id: string): string {
     this.workers.set(name, [...(this.workers.get(name) ?? []), id]);
     return id;
+  }
+
+  /**
+   * Of these singleton keys, those of `name` with a job still alive: waiting, waiting for its next
+   * retry, or running (pg-boss states `created`, `retry`, `active`). pg-boss 10 keeps no key unique
+   * across those states (its 'short' policy only among the waiting, 'stately' one per state), so a
+   * sweep that must not start a second chain of retries beside a live one asks here first.
+   */
+  async liveSingletonKeys<N extends QueueName<M>>(name: N, keys: readonly string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await sql<{ key: string }>`
+      select distinct singleton_key as key from pgboss.job
+      where name = ${name} and state in ('created', 'retry', 'active')
+        and singleton_key in (${sql.join(keys.map((k) => sql`${k}`))})`.execute(this.db);
+    return new Set(rows.map((r) => r.key));
   }
 
   /**

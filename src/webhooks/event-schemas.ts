@@ -159,21 +159,28 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
     summary: 'The message asking the customer for bank details did not reach them',
     data: Type.Object({
       ...Claim,
-      channel: Type.Literal('sms'),
+      channel: Type.Union(
+        ['sms', 'email'].map((c) => Type.Literal(c)),
+        {
+          description:
+            'sms: the SMS to the customer’s phone (correct the phone: the link is texted again). email: the email to the customer’s address, refused by their mail server for the address itself (unknown or disabled mailbox, a domain that takes no mail) — never for a refusal of our own server; correct the address with PATCH /contracts/{contractNumber}/customer, the next emails go to it. Sent once per refused message.',
+        },
+      ),
       message: Type.String({
         maxLength: 40,
-        description: 'Which message: opened (the first), payment_failed, reminder, resend.',
+        description:
+          'Which message: opened (the first), payment_failed, reminder, resend (an email: opened or reminder).',
       }),
       deliveryStatus: Type.Union(
         ['rejected', 'undelivered', 'failed'].map((s) => Type.Literal(s)),
         {
           description:
-            'rejected: the SMS provider refused the number at send; undelivered or failed: the carrier could not deliver it.',
+            'rejected: the SMS provider refused the number, or the mail server the address, at send; undelivered or failed (SMS only): the carrier could not deliver it.',
         },
       ),
       errorCode: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 2147483647 }), Type.Null()], {
         description:
-          "The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…).",
+          "sms: the SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…). email: the SMTP reply code (550, 553…); null when the address was refused before any server answered.",
       }),
       reportedAt: DateTime,
     }),

@@ -159,16 +159,21 @@ export interface ClaimVoidedData extends ClaimWebhookData {
 
 /**
  * A message asking the customer for bank details did not reach them: the SMS provider refused the
- * number, or the carrier could not deliver it. The partner, who knows its customer, can correct the
- * phone (PATCH /contracts/{contractNumber}/customer: the link is texted again to the new number).
+ * number, or the carrier could not deliver it (`sms`); the customer's mail server refused the address
+ * (`email`). The partner, who knows its customer, can correct the phone (PATCH
+ * /contracts/{contractNumber}/customer: the link is texted again to the new number) or the address
+ * (the next emails go to it).
  */
 export interface ClaimCustomerUnreachableData extends ClaimWebhookData {
-  channel: 'sms';
+  channel: 'sms' | 'email';
   /** Which message: opened (the first), payment_failed, reminder, resend. */
   message: string;
   /** `rejected` (refused at send: not a mobile number the provider accepts), `undelivered` or `failed` (by the carrier). */
   deliveryStatus: 'rejected' | 'undelivered' | 'failed';
-  /** The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…), or null. */
+  /**
+   * The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006
+   * landline…), the SMTP reply code for an email (550, 553…), or null.
+   */
   errorCode: number | null;
   reportedAt: string;
 }
@@ -411,7 +416,7 @@ export async function emitCustomerUnreachable(
   trx: Executor,
   jobs: JobQueue,
   claimId: string,
-  report: Pick<ClaimCustomerUnreachableData, 'message' | 'deliveryStatus' | 'errorCode'>,
+  report: Pick<ClaimCustomerUnreachableData, 'channel' | 'message' | 'deliveryStatus' | 'errorCode'>,
   occurredAt: Date,
 ): Promise<EmitResult> {
   const live = await repo.liveEndpointsForClaims(trx, [claimId], 'claim.customer_unreachable');
@@ -422,7 +427,7 @@ export async function emitCustomerUnreachable(
     environment: r.environment,
     occurredAt,
     type: 'claim.customer_unreachable',
-    data: { ...claimData(r), channel: 'sms', ...report, reportedAt: occurredAt.toISOString() },
+    data: { ...claimData(r), ...report, reportedAt: occurredAt.toISOString() },
   }));
   return emitToEndpoints(trx, jobs, events, live);
 }

@@ -9,6 +9,8 @@ import {
 } from '../../src/notify/email/email.ts';
 import {
   EMAIL_GIVE_UP_HOURS,
+  EMAIL_QUEUE_POLICY,
+  emailSendKey,
   EMAIL_GIVEN_UP,
   EmailProviderMissing,
   giveUpStaleEmails,
@@ -17,11 +19,13 @@ import {
   readEmails,
   requeueStaleEmails,
   sendQueuedEmail,
+  type RejectedEmail,
 } from '../../src/notify/email/email-queue.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
-import type { JobQueue } from '../../src/platform/jobs.ts';
+import { sql } from 'kysely';
+import { JobQueue } from '../../src/platform/jobs.ts';
 import { openTestDatabase, testConfig } from '../helper.ts';
 
 /** The email queue: one row per dedupe key, one send per message, outcomes recorded (notify/email/). */
@@ -38,12 +42,13 @@ function fakeJobs() {
     sendMany: async (name: string, data: unknown[]) => {
       for (const d of data) sent.push({ name, data: d });
     },
+    liveSingletonKeys: async () => new Set<string>(),
   } as unknown as JobQueue;
   return { jobs, sent };
 }
 
 /** A provider that answers what `outcomes` says, in turn, and counts its calls. */
-function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject')[]) {
+function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 'refused')[]) {
   const calls: EmailMessage[] = [];
   const provider: EmailProvider = {
     name: 'smtp',
@@ -55,6 +60,11 @@ function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject')[]) {
       if (outcome === 'down')
         throw new EmailRetryableError('smtp', 'connection failed (ESOCKET)', undefined, { notSent: true });
       if (outcome === 'reject') throw new EmailRejectedError('smtp', 'SMTP 550', 550);
+      // as SmtpEmailProvider classes them: the recipient's address (550 5.1.1), our server (530 5.7.0)
+      if (outcome === 'bounce')
+        throw new EmailRejectedError('smtp', 'SMTP 550 5.1.1 to RCPT', 550, { recipient: true });
+      if (outcome === 'refused')
+        throw new EmailRetryableError('smtp', 'SMTP 530 5.7.0 to MAIL', 530, { notSent: true, reason: 'refused' });
       return { providerMessageId: `<${calls.length}@test>` };
     },
   };
@@ -348,6 +358,112 @@ test('an email with no environment (an invitation, a reset, a webhook pause noti
     [
       ['platform', 'rejected', EMAIL_GIVEN_UP],
       ['other', 'queued', null],
+    ],
+  );
+});
+
+test("a claim's email refused for its address tells its owner once; refused for our server it stays queued, given back, nobody told", async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  const claimId = crypto.randomUUID();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email(`claim:${claimId}:reminder:2026-12-01`, { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email(`claim:${claimId}:bank-details`, { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email('k:content', { environment: 'production' }));
+  });
+  const [reminderId, openedId, contentId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [
+    string,
+    string,
+    string,
+  ];
+  const told: RejectedEmail[] = [];
+  const smtp = scripted('refused', 'refused', 'bounce', 'bounce', 'reject');
+  const at = new Date('2026-11-27T10:00:00Z');
+  const deps = {
+    ...sendDeps(handle.db, smtp.provider),
+    now: () => at,
+    onRejected: async (_trx: unknown, e: RejectedEmail) => {
+      told.push(e);
+    },
+  };
+
+  // our server refused (530 5.7.0): an outage — retried, the attempt given back, the customer's message still queued
+  for (let i = 0; i < 2; i++)
+    await assert.rejects(sendQueuedEmail(deps, reminderId), (e) => e instanceof EmailRetryableError);
+  const queued = await handle.db
+    .selectFrom('emails')
+    .select(['status', 'attempts', 'last_error'])
+    .where('id', '=', reminderId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(queued, { status: 'queued', attempts: 0, last_error: 'smtp: SMTP 530 5.7.0 to MAIL' });
+  assert.equal(told.length, 0, 'not the customer: nobody told');
+
+  // the address refused (550 5.1.1): rejected, audited, the owner told once, whatever jobs follow
+  assert.equal(await sendQueuedEmail(deps, reminderId), 'rejected');
+  assert.equal(await sendQueuedEmail(deps, reminderId), 'skipped');
+  assert.equal(await sendQueuedEmail(deps, openedId), 'rejected');
+  assert.deepEqual(
+    told.map((e) => [e.emailId, e.claimId, e.kind, e.errorCode, e.environment, e.at]),
+    [
+      [reminderId, claimId, 'reminder', 550, 'production', at],
+      [openedId, claimId, 'opened', 550, 'production', at],
+    ],
+  );
+  const audit = await handle.db
+    .selectFrom('audit_log')
+    .select('data')
+    .where('entity_id', '=', reminderId)
+    .where('action', '=', 'email_rejected')
+    .execute();
+  assert.equal(audit.length, 1);
+  assert.equal((audit[0]!.data as { recipient: boolean }).recipient, true);
+
+  // refused for the message itself (no recipient's code): rejected, nobody told
+  assert.equal(await sendQueuedEmail(deps, contentId), 'rejected');
+  assert.equal(told.length, 2);
+});
+
+test('the sweep starts no second chain of send jobs beside a live one: one per email (singletonKey)', async (t) => {
+  const handle = await openTestDatabase(t);
+  const jobs = await new JobQueue(handle.db, { schedules: false, supervise: false }).start();
+  t.after(() => jobs.stop({ timeoutMs: 2000 }));
+  await jobs.queue('email_send', EMAIL_QUEUE_POLICY);
+  await transaction(handle.db, (trx) =>
+    queueEmail(trx, { jobs, keys }, email('k:chain', { environment: 'production' })),
+  );
+  const { id } = await handle.db
+    .selectFrom('emails')
+    .select('id')
+    .where('dedupe_key', '=', 'k:chain')
+    .executeTakeFirstOrThrow();
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 2 * 3_600_000) })
+    .execute();
+  const chains = async () =>
+    (
+      await sql<{ state: string; singleton_key: string | null }>`
+        select state, singleton_key from pgboss.job where name = 'email_send' order by created_on`.execute(handle.db)
+    ).rows;
+  const setState = (state: string) =>
+    sql`update pgboss.job set state = ${state}::pgboss.job_state where name = 'email_send'`.execute(handle.db);
+
+  assert.deepEqual(await chains(), [{ state: 'created', singleton_key: emailSendKey(id) }]);
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'its first job still waits');
+  await setState('retry'); // a server refusing us: the job waits for its next retry
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'its first job still retries');
+  await setState('active');
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'its first job is running');
+  assert.equal((await chains()).length, 1);
+
+  await setState('failed'); // the chain gave up: the sweep starts one, and only one
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1);
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'the next sweep finds it alive');
+  assert.deepEqual(
+    (await chains()).map((c) => [c.state, c.singleton_key]),
+    [
+      ['failed', emailSendKey(id)],
+      ['created', emailSendKey(id)],
     ],
   );
 });

@@ -5,7 +5,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { EmailRejectedError, EmailRetryableError } from '../../src/notify/email/email.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
-import { SmtpEmailProvider } from '../../src/notify/email/smtp.ts';
+import { SmtpEmailProvider, smtpBlame } from '../../src/notify/email/smtp.ts';
 
 /** The SMTP provider against a real SMTP server on a local port (smtp-server, by nodemailer's authors). */
 
@@ -114,16 +114,120 @@ describe('SmtpEmailProvider', () => {
     const nobody = await provider.send({ ...message, to: 'nobody@acme.example' }).catch((e: unknown) => e);
     assert.ok(nobody instanceof EmailRejectedError, String(nobody));
     assert.equal(nobody.responseCode, 550);
+    assert.equal(nobody.recipient, true, "a 550 to RCPT: the customer's address");
     assert.equal(server.received.length, 0);
   });
 
-  it('refused credentials are final; a server that cannot be reached is retryable', async (t) => {
+  it("a 5xx reply blaming the address is final and the recipient's; one blaming our server is retried, never the customer's", async (t) => {
+    const replies: Record<string, [number, string]> = {
+      bad: [550, '5.1.1 No such user here'],
+      nomx: [550, '5.1.10 Recipient address has null MX'],
+      disabled: [554, '5.2.1 Mailbox disabled'],
+      relay: [554, '5.7.1 Relay access denied'],
+      policy: [554, 'Transaction failed'],
+      auth: [530, '5.7.0 Authentication required'],
+      spam: [550, '5.7.1 Message refused as spam'],
+    };
+    const server = await startServer({
+      onRcptTo(address, _session, callback) {
+        const reply = replies[address.address.split('@')[0]!];
+        if (reply) return callback(Object.assign(new Error(reply[1]), { responseCode: reply[0] }));
+        return callback();
+      },
+    });
+    t.after(server.close);
+    const provider = server.provider();
+    t.after(() => provider.close());
+    const send = (user: string) => provider.send({ ...message, to: `${user}@acme.example` }).catch((e: unknown) => e);
+
+    for (const user of ['bad', 'nomx', 'disabled']) {
+      const error = await send(user);
+      assert.ok(error instanceof EmailRejectedError, `${user}: ${String(error)}`);
+      assert.equal(error.recipient, true, user);
+      assert.equal(error.responseCode, replies[user]![0]);
+      assert.match(
+        error.message,
+        new RegExp(`SMTP ${replies[user]![0]} ${replies[user]![1].split(' ')[0]!.replace(/\./g, '\\.')} to RCPT`),
+      );
+      assert.doesNotMatch(error.message, /acme\.example/, 'no address in the error');
+    }
+    for (const user of ['relay', 'policy', 'auth', 'spam']) {
+      const error = await send(user);
+      assert.ok(error instanceof EmailRetryableError, `${user}: ${String(error)}`);
+      assert.equal(error.reason, 'refused', user);
+      assert.equal(error.notSent, true, `${user}: the server took nothing, the attempt is given back`);
+    }
+    assert.equal(server.received.length, 0);
+  });
+
+  it('smtpBlame: RFC 3463 enhanced codes first, then the basic code and the step', () => {
+    const cases: [number, string | undefined, string | undefined, string][] = [
+      [550, '550 5.1.1 <x@y> User unknown', 'RCPT TO:<x@y>', 'recipient'],
+      [550, '550 5.1.10 null MX', 'RCPT TO:<x@y>', 'recipient'],
+      [550, '550-5.2.1 The email account is disabled', 'RCPT TO:<x@y>', 'recipient'],
+      [553, '553 mailbox name not allowed', 'RCPT TO:<x@y>', 'recipient'],
+      [551, '551 user not local', 'RCPT TO:<x@y>', 'recipient'],
+      [554, '554 5.1.1 unknown user', 'DATA', 'recipient'],
+      [553, '553 5.1.8 Sender domain does not exist', 'RCPT TO:<x@y>', 'provider'],
+      [550, '550 5.1.7 bad sender', 'RCPT TO:<x@y>', 'provider'],
+      [550, '550 sender rejected', 'MAIL FROM:<no-reply@parasol.example>', 'provider'],
+      [554, '554 Transaction failed', 'DATA', 'provider'],
+      [554, '554 5.7.1 Relay access denied', 'RCPT TO:<x@y>', 'provider'],
+      [530, '530 5.7.0 Authentication required', 'MAIL FROM:<a@b>', 'provider'],
+      [530, '530 Must issue STARTTLS first', 'RCPT TO:<x@y>', 'provider'],
+      [535, '535 5.7.8 Bad credentials', 'AUTH PLAIN', 'provider'],
+      [550, '550 5.7.1 Service unavailable, client host blocked', 'RCPT TO:<x@y>', 'provider'],
+      [550, '550 5.6.0 content refused', 'DATA', 'message'],
+      [552, '552 5.2.3 message too big', 'DATA', 'message'],
+      [552, '552 storage exceeded', 'DATA', 'message'],
+      // without an enhanced code, a 550/551/553 is the recipient's at RCPT TO only
+      [550, undefined, undefined, 'provider'],
+      [550, '550 Access denied, your IP is blocklisted', 'CONN', 'provider'],
+      [550, '550 not welcome', 'EHLO parasol.example', 'provider'],
+      [550, '550 not welcome', 'HELO parasol.example', 'provider'],
+      [550, '550 not welcome', 'LHLO parasol.example', 'provider'],
+      [553, '553 TLS refused', 'STARTTLS', 'provider'],
+      [551, '551 no', 'RSET', 'provider'],
+      [550, '550 refused', 'API', 'provider'],
+      [550, '550 message refused', 'DATA', 'message'],
+      [553, '553 message refused', 'DATA', 'message'],
+      // a full mailbox lasts but is not a bad address; a message too big is the message's
+      [552, '552 5.2.2 Mailbox full', 'RCPT TO:<x@y>', 'message'],
+      [550, '550 5.2.2 Mailbox full', 'DATA', 'message'],
+      [552, '552 5.3.4 Message too big for system', 'DATA', 'message'],
+      [554, '554 5.3.0 mail system error', 'DATA', 'provider'],
+    ];
+    for (const [code, response, command, blame] of cases)
+      assert.equal(smtpBlame(code, response, command), blame, `${response ?? code} to ${command ?? '?'}`);
+  });
+
+  it("a bare 550 at the greeting (our IP blocklisted) is retried as an outage, never the customer's", async (t) => {
+    const server = await startServer({
+      onConnect(_session, callback) {
+        callback(Object.assign(new Error('Access denied, your IP is blocklisted'), { responseCode: 550 }));
+      },
+    });
+    t.after(server.close);
+    const provider = server.provider();
+    t.after(() => provider.close());
+    const error = await provider.send(message).catch((e: unknown) => e);
+    assert.ok(error instanceof EmailRetryableError, String(error));
+    assert.equal(error.reason, 'refused');
+    assert.equal(error.responseCode, 550);
+    assert.equal(error.notSent, true);
+    assert.equal(server.received.length, 0);
+  });
+
+  it('refused credentials are retried as an outage (ours to fix); a server that cannot be reached is retryable', async (t) => {
     const server = await startServer();
     t.after(server.close);
     const wrong = server.provider({ user: 'parasol', password: 'wrong' });
     t.after(() => wrong.close());
     const refused = await wrong.send(message).catch((e: unknown) => e);
-    assert.ok(refused instanceof EmailRejectedError, String(refused));
+    assert.ok(refused instanceof EmailRetryableError, String(refused));
+    assert.equal(refused.reason, 'refused');
+    assert.equal(refused.responseCode, 535);
+    assert.equal(refused.notSent, true);
 
     const closed = await startServer();
     const port = closed.port;

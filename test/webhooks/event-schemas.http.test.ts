@@ -116,7 +116,15 @@ describe('every webhook event against its published schema', () => {
           trx,
           t.app.parasol.jobs,
           claim.id,
-          { message: 'opened', deliveryStatus: 'undelivered', errorCode: 30003 },
+          { channel: 'sms', message: 'opened', deliveryStatus: 'undelivered', errorCode: 30003 },
+          new Date(),
+        );
+        // the customer's mail server refused the address (SMTP 550 5.1.1)
+        await emitCustomerUnreachable(
+          trx,
+          t.app.parasol.jobs,
+          claim.id,
+          { channel: 'email', message: 'reminder', deliveryStatus: 'rejected', errorCode: 550 },
           new Date(),
         );
       });
@@ -144,6 +152,14 @@ describe('every webhook event against its published schema', () => {
         const extra = { ...body, data: { ...body.data, customerEmail: 'ada@example.com' } };
         assert.equal(validate(extra), false, `${body.type}: an undocumented member would be caught`);
       }
+      assert.deepEqual(
+        received
+          .filter((r) => r.payload!.type === 'claim.customer_unreachable')
+          .map((r) => (r.payload!.data as { channel: string }).channel)
+          .sort(),
+        ['email', 'sms'],
+        'both channels of claim.customer_unreachable checked against the schema',
+      );
       assert.deepEqual(
         [...new Set(received.map((r) => r.payload!.type))].sort(),
         documented,

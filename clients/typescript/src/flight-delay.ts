@@ -12092,13 +12092,13 @@ export interface operations {
                          * @example CLM-00000041
                          */
                         replaces?: string;
-                        /** @constant */
-                        channel: "sms";
-                        /** @description Which message: opened (the first), payment_failed, reminder, resend. */
+                        /** @description sms: the SMS to the customer’s phone (correct the phone: the link is texted again). email: the email to the customer’s address, refused by their mail server for the address itself (unknown or disabled mailbox, a domain that takes no mail) — never for a refusal of our own server; correct the address with PATCH /contracts/{contractNumber}/customer, the next emails go to it. Sent once per refused message. */
+                        channel: "sms" | "email";
+                        /** @description Which message: opened (the first), payment_failed, reminder, resend (an email: opened or reminder). */
                         message: string;
-                        /** @description rejected: the SMS provider refused the number at send; undelivered or failed: the carrier could not deliver it. */
+                        /** @description rejected: the SMS provider refused the number, or the mail server the address, at send; undelivered or failed (SMS only): the carrier could not deliver it. */
                         deliveryStatus: "rejected" | "undelivered" | "failed";
-                        /** @description The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…). */
+                        /** @description sms: the SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…). email: the SMTP reply code (550, 553…); null when the address was refused before any server answered. */
                         errorCode: number | null;
                         /** Format: date-time */
                         reportedAt: string;

@@ -5,6 +5,7 @@ import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
+import { messageKind } from '../sms/claim-messages.ts';
 import * as repo from './email-repo.ts';
 import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
 import type { EmailStatus } from './model.ts';
@@ -13,8 +14,10 @@ import type { EmailStatus } from './model.ts';
  * Email: the message is written in the transaction of the change that causes it (recipient, subject
  * and bodies sealed: they carry single-use links) with its send job, announced after commit; the job
  * sends it through the provider after commit. A server that cannot be reached, or answers 4xx, is
- * retried with back-off (`EMAIL_QUEUE_POLICY`); a message refused (5xx) is marked `rejected`,
- * audited and left to an operator. Exactly once: one row per dedupe key whatever the retries; a send
+ * retried with back-off (`EMAIL_QUEUE_POLICY`), and so is a server that refuses us (credentials,
+ * relay, policy: `reason` `refused`, ours to fix); a message refused for its recipient's address or its
+ * content (5xx) is marked `rejected` and audited — for the address, the message's owner is told
+ * (`onRejected`: the partner, `claim.customer_unreachable`). Exactly once: one row per dedupe key whatever the retries; a send
  * holds its row with a lease; a crash between the server's acceptance and our record may send it
  * again (SMTP has no idempotency), with the same Message-ID, at most MAX_EMAIL_ATTEMPTS times.
  */
@@ -70,9 +73,15 @@ export async function queueEmail(
     status: 'queued',
   });
   if (!emailId) return false;
-  await deps.jobs.send('email_send', { emailId }, { trx });
+  await deps.jobs.send('email_send', { emailId }, { trx, singletonKey: emailSendKey(emailId) });
   return true;
 }
+
+/**
+ * The singleton key of an email's send jobs: one chain of retries per message (`requeueStaleEmails`
+ * starts none beside a live one).
+ */
+export const emailSendKey = (emailId: string): string => `email:${emailId}`;
 
 /**
  * A production customer's message while no SMTP server is configured: it stays queued (the outbox is
@@ -90,6 +99,29 @@ export class EmailProviderMissing extends Error {
 
 /** How long a send may hold its message: the job's own expiry. */
 const SEND_LEASE_SECONDS = EMAIL_QUEUE_POLICY.expireInSeconds;
+
+/** A claim's email the server refused for its recipient's address (`EmailRejectedError.recipient`). */
+export interface RejectedEmail {
+  emailId: string;
+  /** The claim its dedupe key names (`claim:<id>:<word>…`); null for any other message. */
+  claimId: string | null;
+  partnerId: string | null;
+  environment: Environment | null;
+  /** What the message was: a claim's, as its SMS's (opened, reminder, paid: `messageKind`); else the row's kind. */
+  kind: string;
+  /** The SMTP reply code (550, 553…), or null (an address that is none, refused before any reply). */
+  errorCode: number | null;
+  at: Date;
+}
+
+/**
+ * What the owner of a message does when its recipient's address is refused, in the transaction that
+ * marks it `rejected` (once per message): the claims domain tells the partner
+ * (`claim.customer_unreachable`, channel `email`).
+ */
+export type OnEmailRejected = (trx: Executor, email: RejectedEmail) => Promise<void>;
+
+const CLAIM_KEY = /^claim:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):/;
 
 export interface EmailProviders {
   /**
@@ -120,6 +152,8 @@ export async function sendQueuedEmail(
     providers: EmailProviders;
     now?: () => Date;
     linkUselessClaimStatuses: readonly string[];
+    /** Told when the server refuses the recipient's address (not our server, not the message): once per message. */
+    onRejected?: OnEmailRejected | undefined;
   },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
@@ -157,8 +191,8 @@ export async function sendQueuedEmail(
     return 'sent';
   } catch (error) {
     if (error instanceof EmailRejectedError) {
-      await deps.db.transaction().execute(async (trx) => {
-        await repo.markEmailRejected(trx, emailId, provider.name, error.message);
+      return deps.db.transaction().execute(async (trx) => {
+        if (!(await repo.markEmailRejected(trx, emailId, provider.name, error.message))) return 'skipped';
         await audit(trx, {
           actor: 'system',
           partnerId: row.partner_id,
@@ -166,10 +200,23 @@ export async function sendQueuedEmail(
           entity: 'email',
           entityId: emailId,
           action: 'email_rejected',
-          data: { kind: row.kind, responseCode: error.responseCode ?? null },
+          data: { kind: row.kind, responseCode: error.responseCode ?? null, recipient: error.recipient },
         });
+        // the customer's address, not our server nor the message: someone who knows the customer can correct it
+        if (error.recipient && deps.onRejected) {
+          const claim = CLAIM_KEY.exec(row.dedupe_key);
+          await deps.onRejected(trx, {
+            emailId,
+            claimId: claim?.[1] ?? null,
+            partnerId: row.partner_id,
+            environment: row.environment,
+            kind: claim ? messageKind(row.dedupe_key) : row.kind,
+            errorCode: error.responseCode ?? null,
+            at: (deps.now ?? (() => new Date()))(),
+          });
+        }
+        return 'rejected' as const;
       });
-      return 'rejected';
     }
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
     await repo.releaseEmail(deps.db, emailId, message, {
@@ -230,7 +277,8 @@ export async function readEmails(
  * webhook pause notices), still queued after their send jobs gave up (the SMTP server was
  * unreachable, or not configured for a production customer's, longer than the retries last — about 20 to 40 minutes, so an hour
  * leaves a message still being retried alone): queued again, a batch at a time, while they have
- * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
+ * attempts left, unless a send job of theirs is still alive (waiting, retrying or running: one chain of
+ * retries per message, `emailSendKey`). The worker runs it every 10 minutes when SMTP is configured; each
  * message is sent by one job at a time (the lease), and a claim's link email whose link no longer
  * works (its claim moved on, or a newer link replaced it) is then dropped by the send
  * (`sendQueuedEmail`), not sent.
@@ -240,10 +288,15 @@ export async function requeueStaleEmails(
   olderThanMinutes = 60,
   limit = 1_000,
 ): Promise<number> {
-  const ids = await repo.findStaleQueuedEmails(deps.db, { olderThanMinutes, maxAttempts: MAX_EMAIL_ATTEMPTS, limit });
+  const stale = await repo.findStaleQueuedEmails(deps.db, { olderThanMinutes, maxAttempts: MAX_EMAIL_ATTEMPTS, limit });
+  // a message whose send job is still waiting, retrying or running keeps that one chain: a server that
+  // refuses us gives every attempt back, and a new chain every sweep would pile up beside the old
+  const live = await deps.jobs.liveSingletonKeys('email_send', stale.map(emailSendKey));
+  const ids = stale.filter((id) => !live.has(emailSendKey(id)));
   await deps.jobs.sendMany(
     'email_send',
     ids.map((emailId) => ({ emailId })),
+    { singletonKey: (d) => emailSendKey(d.emailId) },
   );
   return ids.length;
 }

@@ -59,12 +59,21 @@ export async function markEmailSent(
     .execute();
 }
 
-export async function markEmailRejected(db: Executor, emailId: string, provider: string, error: string): Promise<void> {
-  await db
+/** A queued message refused: `rejected` with why. Whether it was (false: already sent or refused). */
+export async function markEmailRejected(
+  db: Executor,
+  emailId: string,
+  provider: string,
+  error: string,
+): Promise<boolean> {
+  const row = await db
     .updateTable('emails')
     .set({ status: 'rejected', provider, last_error: error, locked_until: null })
     .where('id', '=', emailId)
-    .execute();
+    .where('status', '=', 'queued')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -44,7 +44,10 @@ export abstract class EmailError extends Error {
   }
 }
 
-/** Try again later: a 4xx reply, a connection or network failure, a timeout. */
+/**
+ * Try again later: a 4xx reply, a connection or network failure, a timeout — or a 5xx reply that blames
+ * our side (credentials, sender, relay or policy refusal of our server: `refused`), never the customer.
+ */
 export class EmailRetryableError extends EmailError {
   override readonly name = 'EmailRetryableError';
   /**
@@ -58,25 +61,44 @@ export class EmailRetryableError extends EmailError {
   /**
    * For the metrics (`parasol_emails_total{outcome="retry"}`): `deferred`, the server answered 4xx;
    * `unreachable`, no connection (`notSent` without a reply); `network`, the connection failed or timed
-   * out once open.
+   * out once open; `refused`, the server refused us (authentication required or refused, relaying or
+   * policy: SMTP 530, 535, 5.7.x, 554 without a recipient's code — `smtpBlame`): ours to fix, an outage
+   * until then.
    */
-  readonly reason: 'deferred' | 'unreachable' | 'network';
+  readonly reason: 'deferred' | 'unreachable' | 'network' | 'refused';
 
   constructor(
     provider: string,
     message: string,
     responseCode?: number,
-    options: { cause?: unknown; notSent?: boolean } = {},
+    options: { cause?: unknown; notSent?: boolean; reason?: 'refused' } = {},
   ) {
     super(provider, message, responseCode, { cause: options.cause });
     this.notSent = options.notSent ?? false;
-    this.reason = responseCode !== undefined ? 'deferred' : this.notSent ? 'unreachable' : 'network';
+    this.reason =
+      options.reason ?? (responseCode !== undefined ? 'deferred' : this.notSent ? 'unreachable' : 'network');
   }
 }
 
-/** Retrying the same message cannot succeed: a 5xx reply (unknown recipient, refused content, bad credentials). */
+/**
+ * Retrying the same message cannot succeed: a 5xx reply that blames the recipient's address (unknown or
+ * disabled mailbox, bad domain: `recipient`, the partner is told) or this message (its content, its
+ * size), or an address that is none.
+ */
 export class EmailRejectedError extends EmailError {
   override readonly name = 'EmailRejectedError';
+  /** The recipient's address is at fault (not our server, not the message): someone must correct it. */
+  readonly recipient: boolean;
+
+  constructor(
+    provider: string,
+    message: string,
+    responseCode?: number,
+    options: { cause?: unknown; recipient?: boolean } = {},
+  ) {
+    super(provider, message, responseCode, { cause: options.cause });
+    this.recipient = options.recipient ?? false;
+  }
 }
 
 /**

@@ -18,7 +18,8 @@ export class OutboxEmailProvider implements EmailProvider {
 
   async send(msg: EmailMessage): Promise<EmailSendResult> {
     // Same rules as the real provider, so a sandbox fails where production would.
-    if (!EMAIL_ADDRESS.test(msg.to)) throw new EmailRejectedError(this.name, 'recipient is not an email address');
+    if (!EMAIL_ADDRESS.test(msg.to))
+      throw new EmailRejectedError(this.name, 'recipient is not an email address', undefined, { recipient: true });
     return { providerMessageId: outboxEmailId(msg.dedupeKey) };
   }
 }

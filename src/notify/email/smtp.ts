@@ -61,8 +61,10 @@ function certainlyNotSent(e: { code?: unknown; originalCode?: unknown; timeoutTy
 
 /**
  * Email through an SMTP server with nodemailer: one connection per message (no pool: a job sends one
- * message). A 4xx reply or a network failure is retryable, a 5xx reply (or refused credentials) is
- * final. The Message-ID is derived from the dedupe key: a message sent again after a crash between
+ * message). A 4xx reply or a network failure is retryable; a 5xx reply is final when it blames the
+ * recipient's address or this message, and retryable (`reason` `refused`) when it blames our side —
+ * credentials, sender, relay or policy refusals of our server (`smtpBlame`). The Message-ID is
+ * derived from the dedupe key: a message sent again after a crash between
  * the server's acceptance and our record carries the same id.
  */
 export class SmtpEmailProvider implements EmailProvider {
@@ -88,7 +90,8 @@ export class SmtpEmailProvider implements EmailProvider {
   }
 
   async send(msg: EmailMessage): Promise<EmailSendResult> {
-    if (!EMAIL_ADDRESS.test(msg.to)) throw new EmailRejectedError(this.name, 'recipient is not an email address');
+    if (!EMAIL_ADDRESS.test(msg.to))
+      throw new EmailRejectedError(this.name, 'recipient is not an email address', undefined, { recipient: true });
     const messageId = `<${sha256Hex(`parasol/email/v1:${msg.dedupeKey}`).slice(0, 32)}@${this.#domain}>`;
     try {
       const info = await this.#transport.sendMail({
@@ -99,10 +102,11 @@ export class SmtpEmailProvider implements EmailProvider {
         ...(msg.html !== undefined ? { html: msg.html } : {}),
         messageId,
       });
-      if ((info.rejected ?? []).length > 0) throw new EmailRejectedError(this.name, 'recipient refused');
+      if ((info.rejected ?? []).length > 0)
+        throw new EmailRejectedError(this.name, 'recipient refused', undefined, { recipient: true });
       return { providerMessageId: info.messageId || messageId };
     } catch (error) {
-      throw classify(this.name, error);
+      throw classifySmtpError(this.name, error);
     }
   }
 
@@ -112,27 +116,126 @@ export class SmtpEmailProvider implements EmailProvider {
   }
 }
 
-function classify(provider: string, error: unknown): EmailRetryableError | EmailRejectedError {
+/**
+ * Who a permanent (5xx) SMTP reply blames, by RFC 3463's enhanced status code when the reply has one
+ * (`5.1.1 …`), else by its basic code and the step it answered:
+ * - `recipient`: the customer's address — 5.1.x (bad mailbox 5.1.1, bad domain 5.1.2, bad syntax
+ *   5.1.3, moved 5.1.6, null MX 5.1.10…; but 5.1.7 and 5.1.8 are the sender's address: ours), 5.2.x
+ *   but 5.2.2 and 5.2.3 (disabled mailbox 5.2.1), or without an enhanced code 550, 551, 553 answering
+ *   RCPT TO only.
+ * - `provider`: our configuration or our server's standing — 5.7.x (security, policy: relaying
+ *   denied, authentication required), 5.5.x (protocol), 5.3.x but 5.3.4 and 5.4.x (the relay's
+ *   system, routing), 5.0.0 and 5.1.7/5.1.8, any reply to AUTH or MAIL FROM, and without an enhanced
+ *   code: 530, 535, 554 (transaction failed: usually a policy or relay refusal of our server, not the
+ *   address), 521 and 500–504, and any reply to a step of our session (CONN — the greeting, e.g. our
+ *   IP blocklisted —, EHLO, HELO, LHLO, STARTTLS, RSET, API) or to no known step. Not the customer's
+ *   fault: retried as an outage is.
+ * - `message`: this message, not the address nor our server — 5.6.x (content), 5.2.2 (mailbox full:
+ *   a lasting state, not a bad address), 5.2.3 and 5.3.4 (too big), without an enhanced code 550,
+ *   551, 553 answering DATA, 552 and any other: final, nobody told.
+ */
+export type SmtpBlame = 'recipient' | 'provider' | 'message';
+
+const OUR_STEPS = /^(AUTH|MAIL)\b/i;
+const RECIPIENT_STEP = /^RCPT\b/i;
+const DATA_STEP = /^DATA\b/i;
+
+/** RFC 3463's enhanced status code at the start of a reply (`550 5.1.1 …`, `550-5.1.1 …`), if any. */
+interface EnhancedCode {
+  readonly klass: number;
+  readonly subject: number;
+  readonly detail: number;
+  /** `5.1.1` */
+  readonly text: string;
+}
+
+function parseEnhancedCode(response: string | undefined): EnhancedCode | undefined {
+  const m = /^\d{3}[ -]([245])\.(\d{1,3})\.(\d{1,3})(?:\s|$)/.exec(response ?? '');
+  if (!m) return undefined;
+  return { klass: Number(m[1]), subject: Number(m[2]), detail: Number(m[3]), text: `${m[1]}.${m[2]}.${m[3]}` };
+}
+
+export function smtpBlame(responseCode: number, response: string | undefined, command: string | undefined): SmtpBlame {
+  return blameOf(responseCode, parseEnhancedCode(response), command);
+}
+
+function blameOf(responseCode: number, enhanced: EnhancedCode | undefined, command: string | undefined): SmtpBlame {
+  if (command !== undefined && OUR_STEPS.test(command)) return 'provider';
+  if (enhanced) {
+    const { subject, detail } = enhanced;
+    if (subject === 1) return detail === 7 || detail === 8 ? 'provider' : 'recipient';
+    if (subject === 2) return detail === 2 || detail === 3 ? 'message' : 'recipient';
+    if (subject === 3 && detail === 4) return 'message';
+    if (subject === 6) return 'message';
+    return 'provider'; // 5.0 other, 5.3 mail system, 5.4 routing, 5.5 protocol, 5.7 security or policy
+  }
+  if (responseCode === 550 || responseCode === 551 || responseCode === 553) {
+    // without an enhanced code, only the step tells whose: the address at RCPT TO, the message at DATA
+    if (command !== undefined && RECIPIENT_STEP.test(command)) return 'recipient';
+    if (command !== undefined && DATA_STEP.test(command)) return 'message';
+    return 'provider'; // the greeting (our IP blocked), EHLO/HELO/LHLO, STARTTLS, RSET, API: ours
+  }
+  if (responseCode === 530 || responseCode === 535 || responseCode === 554 || responseCode === 521) return 'provider';
+  if (responseCode >= 500 && responseCode <= 504) return 'provider';
+  return 'message';
+}
+
+/** A nodemailer failure as the send job reads it: retryable (with why) or final (with whom it blames). */
+export function classifySmtpError(provider: string, error: unknown): EmailRetryableError | EmailRejectedError {
   if (error instanceof EmailRejectedError || error instanceof EmailRetryableError) return error;
   const e = error as {
     responseCode?: unknown;
+    response?: unknown;
     code?: unknown;
     command?: unknown;
     originalCode?: unknown;
     timeoutType?: unknown;
+    message?: unknown;
   };
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
-  const command = typeof e.command === 'string' ? ` to ${e.command.split(' ')[0]}` : '';
+  const verb = typeof e.command === 'string' ? e.command : undefined;
+  const command = verb !== undefined ? ` to ${verb.split(' ')[0]}` : '';
   if (responseCode !== undefined) {
-    // the server's text may repeat the address: only its code is kept
-    const message = `SMTP ${responseCode}${command}`;
-    if (responseCode >= 500) return new EmailRejectedError(provider, message, responseCode, { cause: error });
+    // the server's text may repeat the address: only its codes are kept
+    const response = typeof e.response === 'string' ? e.response : undefined;
+    const enhanced = parseEnhancedCode(response);
+    const message = `SMTP ${responseCode}${enhanced ? ` ${enhanced.text}` : ''}${command}`;
+    if (responseCode >= 500) {
+      const blame = blameOf(responseCode, enhanced, verb);
+      if (blame === 'provider')
+        // our credentials, sender or standing: nothing was taken; retried, an outage until someone fixes it
+        return new EmailRetryableError(provider, message, responseCode, {
+          cause: error,
+          notSent: true,
+          reason: 'refused',
+        });
+      return new EmailRejectedError(provider, message, responseCode, {
+        cause: error,
+        recipient: blame === 'recipient',
+      });
+    }
     // a 4xx reply, at any step up to the end of the data: the server did not take the message
     return new EmailRetryableError(provider, message, responseCode, { cause: error, notSent: true });
   }
   const code = typeof e.code === 'string' ? e.code : 'unknown';
-  if (code === 'EAUTH') return new EmailRejectedError(provider, 'authentication refused', undefined, { cause: error });
-  if (code === 'EENVELOPE') return new EmailRejectedError(provider, 'envelope refused', undefined, { cause: error });
+  // credentials refused or missing without a reply code (nodemailer's own checks): ours to fix
+  if (code === 'EAUTH')
+    return new EmailRetryableError(provider, 'authentication refused', undefined, {
+      cause: error,
+      notSent: true,
+      reason: 'refused',
+    });
+  if (code === 'EENVELOPE') {
+    // nodemailer's own envelope check, before any command: our sender, or the recipient
+    const ours = typeof e.message === 'string' && /sender/i.test(e.message);
+    if (ours)
+      return new EmailRetryableError(provider, 'sender refused', undefined, {
+        cause: error,
+        notSent: true,
+        reason: 'refused',
+      });
+    return new EmailRejectedError(provider, 'envelope refused', undefined, { cause: error, recipient: true });
+  }
   return new EmailRetryableError(
     provider,
     NETWORK_CODES.has(code) ? `connection failed (${code})` : `send failed (${code})`,
