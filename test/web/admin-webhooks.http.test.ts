@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
-import type { AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import {
   addEndpoint,
   FAILING_SINCE_LOOKBACK_DAYS,
@@ -11,7 +9,7 @@ import {
 } from '../../src/webhooks/webhooks.ts';
 import { buildTestApp, createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { deliveriesOf, emitEvents } from '../webhooks/webhook-rows.ts';
+import { deliveriesOf, emitCancellations } from '../webhooks/webhook-rows.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
 /**
@@ -69,22 +67,7 @@ describe('operator console — partner webhooks', () => {
     return { ...result, path };
   }
 
-  async function emit(partner: TestPartner, count = 1) {
-    const events: AnyWebhookEventInput[] = Array.from({ length: count }, () => ({
-      partnerId: partner.id,
-      environment: 'sandbox',
-      type: 'contract.cancelled',
-      occurredAt: new Date(),
-      data: {
-        contractNumber: `FD-ADMW-${crypto.randomInt(1000, 9999)}`,
-        status: 'cancelled',
-        reason: 'customer_request',
-        cancelledAt: new Date().toISOString(),
-        refund: { amount: 100, currency: 'EUR' },
-      },
-    }));
-    await emitEvents(t, events);
-  }
+  const emit = (partner: TestPartner, count = 1) => emitCancellations(t, partner, count, 'ADMW');
 
   const audits = (entityId: string, action: string) =>
     t.db

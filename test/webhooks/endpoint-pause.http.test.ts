@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
-import type { AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import { pauseFailingEndpoints } from '../../src/webhooks/pause-failing.ts';
 import {
   addEndpoint,
@@ -26,7 +25,11 @@ import {
   type TestPartner,
 } from '../helper.ts';
 import { Receiver } from './receiver.ts';
-import { attemptsOf as attemptsOfDelivery, deliveriesOf as deliveriesOfEndpoint, emitEvents } from './webhook-rows.ts';
+import {
+  attemptsOf as attemptsOfDelivery,
+  deliveriesOf as deliveriesOfEndpoint,
+  emitCancellations,
+} from './webhook-rows.ts';
 
 /**
  * Why an endpoint is paused (manual, gone, failing) and since when; a pause while an attempt is being
@@ -68,23 +71,7 @@ async function endpoint(partner: TestPartner) {
   return { ...result, path };
 }
 
-let contractSeq = 1000;
-async function emit(partner: TestPartner, count = 1) {
-  const events: AnyWebhookEventInput[] = Array.from({ length: count }, () => ({
-    partnerId: partner.id,
-    environment: 'sandbox',
-    type: 'contract.cancelled',
-    occurredAt: new Date(),
-    data: {
-      contractNumber: `FD-PAUS-${++contractSeq}`,
-      status: 'cancelled',
-      reason: 'customer_request',
-      cancelledAt: new Date().toISOString(),
-      refund: { amount: 100, currency: 'EUR' },
-    },
-  }));
-  await emitEvents(t, events);
-}
+const emit = (partner: TestPartner, count = 1) => emitCancellations(t, partner, count, 'PAUS');
 
 const deliveriesOf = (endpointId: string) => deliveriesOfEndpoint(t, endpointId);
 const attemptsOf = (deliveryId: string) => attemptsOfDelivery(t, deliveryId);
