@@ -394,6 +394,57 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
     .execute();
 }
 
+// ---------------------------------------------------------------------------------------------
+// operator actions done once per one-time token (migration 0079)
+
+export interface OperatorActionKey {
+  actionToken: string;
+  action: 'test' | 'redeliver';
+  /** The endpoint tested, the delivery sent again. */
+  targetId: string;
+}
+
+/** What an operator action queued, recorded under its token: a repeated submit answers it again. */
+export interface OperatorActionDone {
+  delivery_id: string;
+  event_id: string;
+  attempt: number;
+}
+
+/** The action already done under this token, on this target; undefined the first time. */
+export async function findOperatorAction(
+  db: Executor,
+  key: OperatorActionKey,
+): Promise<OperatorActionDone | undefined> {
+  return db
+    .selectFrom('webhook_operator_actions')
+    .select(['delivery_id', 'event_id', 'attempt'])
+    .where('action_token', '=', key.actionToken)
+    .where('action', '=', key.action)
+    .where('target_id', '=', key.targetId)
+    .executeTakeFirst();
+}
+
+/** Records an operator action done, in its transaction (its target's row locked: never twice at once). */
+export async function recordOperatorAction(
+  trx: Executor,
+  key: OperatorActionKey,
+  done: OperatorActionDone & { actor: string },
+): Promise<void> {
+  await trx
+    .insertInto('webhook_operator_actions')
+    .values({
+      action_token: key.actionToken,
+      action: key.action,
+      target_id: key.targetId,
+      delivery_id: done.delivery_id,
+      event_id: done.event_id,
+      attempt: done.attempt,
+      actor: done.actor,
+    })
+    .execute();
+}
+
 /**
  * Per endpoint, its deliveries attempted since `since` (each by its last attempt): how many whose last
  * attempt failed (retry pending or given up) and how many succeeded, and when the latest of each was.
