@@ -489,15 +489,18 @@ export async function endpointHealth(
 }
 
 /**
- * Since when each endpoint fails: its first failed attempt after its latest successful delivery, both
- * looked for from `since` on (an endpoint failing from before then answers its first failure of the
- * window, and `failing_before`: no success in the window and the latest delivery attempted before it
- * had failed — it was failing already, for longer than the window). Endpoints with no failed attempt
- * after their latest success are left out.
+ * Since when each endpoint fails: its first failed attempt after its latest successful attempt (an
+ * attempt without error) of any of its deliveries — a re-send included: a delivery sent again whose
+ * attempt succeeded counts from that attempt, even when a later re-send of it failed (its status
+ * then no longer says it succeeded). Both looked for from `since` on: an endpoint failing from before
+ * then answers its first failure of the window, and `failing_before` (no success in the window and
+ * the latest delivery attempted before it had failed — it was failing already, for longer than the
+ * window). Endpoints with no failed attempt after their latest success are left out.
  *
  * Per endpoint, through the deliveries' index on (endpoint_id, last_attempt_at) (migration 0068): the
- * latest succeeded delivery read backwards from now, then only the deliveries attempted after it and
- * their attempts (by primary key) — never the whole look-back's attempts.
+ * latest delivery that ended succeeded, read backwards from now (its last attempt is a success); a
+ * later success can only be an attempt of a delivery attempted again after it, so then only the
+ * deliveries attempted after it and their attempts (by primary key) — never the whole look-back's.
  */
 export async function failingSince(
   db: Executor,
@@ -518,7 +521,16 @@ export async function failingSince(
         SELECT d.last_attempt_at FROM webhook_deliveries d
         WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${since} AND d.status = 'succeeded'
         ORDER BY d.last_attempt_at DESC LIMIT 1
-      ) AS found
+      ) AS at
+    ) ended
+    CROSS JOIN LATERAL (
+      SELECT greatest(ended.at, (
+        SELECT max(a.at)
+        FROM webhook_deliveries d
+        JOIN webhook_delivery_attempts a
+          ON a.delivery_id = d.id AND a.error IS NULL AND a.at >= ${since} AND a.at > coalesce(ended.at, ${since})
+        WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${since} AND d.last_attempt_at > coalesce(ended.at, ${since})
+      )) AS found
     ) latest
     CROSS JOIN LATERAL (SELECT latest.found, coalesce(latest.found, ${since}) AS at) ok
     CROSS JOIN LATERAL (

@@ -616,9 +616,10 @@ export interface EndpointHealth {
   failedLastDay: number;
   succeededLastDay: number;
   /**
-   * While failing, when asked (`{ failingSince: true }`): its first failed attempt after its latest
-   * success, looked for over the last FAILING_SINCE_LOOKBACK_DAYS (failing longer: the first failure
-   * of that window); else null.
+   * While failing, when asked (`{ failingSince: true }`): its first failed attempt after the latest
+   * successful attempt of any of its deliveries (re-sends included: a delivery sent again that
+   * succeeded counts from that attempt), looked for over the last FAILING_SINCE_LOOKBACK_DAYS (failing
+   * longer: the first failure of that window); else null.
    */
   failingSince: string | null;
   /** Failing already before the look-back began (failingSince is then only the window's first failure). */

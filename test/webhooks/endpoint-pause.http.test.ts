@@ -10,6 +10,7 @@ import {
   endpointsHealth,
   getEndpoint,
   listDeliveries,
+  redeliver,
   removeEndpoint,
   setEndpointEnabled,
   updateEndpointSettings,
@@ -244,6 +245,69 @@ describe('a pause while an attempt is being sent', () => {
       },
       'its last attempt failed',
     );
+  });
+});
+
+describe('failing since: the first failed attempt after the latest successful attempt of any delivery, re-sends included', () => {
+  const HOUR = 3600 * 1000;
+  const ago = (ms: number) => new Date(Date.now() - ms);
+  const at = (when: Date) => ({ ...delivery, now: () => when });
+  const since = async (endpointId: string) =>
+    (await endpointsHealth(deps, [endpointId], { failingSince: true })).get(endpointId)!;
+  const ended = (id: string) =>
+    t.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null })
+      .where('id', '=', id)
+      .execute();
+
+  it('a re-sent delivery that succeeded, then failed when sent again: failing since that failure, not since the old ones', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    let status = 500;
+    receiver.answer(hook.path, () => ({ status }));
+    await emit(partner, 2);
+    const [d1, d2] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(at(ago(5 * DAY)), { deliveryId: d1!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(at(ago(4 * DAY)), { deliveryId: d2!.id, attempt: 1 }), 'retry_scheduled');
+    await ended(d1!.id);
+    await ended(d2!.id);
+
+    // the operator sends d1 again: it succeeds (the receiver is back) — the endpoint is not failing
+    status = 204;
+    await redeliver({ ...deps, now: () => ago(3 * DAY) }, operator, d1!.id);
+    assert.equal(await deliverWebhook(at(ago(3 * DAY)), { deliveryId: d1!.id, attempt: 2 }), 'succeeded');
+    // then again, and the receiver is down again: failing since that attempt, its success before it kept
+    status = 500;
+    await redeliver({ ...deps, now: () => ago(2 * HOUR) }, operator, d1!.id);
+    const failedAt = ago(2 * HOUR);
+    assert.equal(await deliverWebhook(at(failedAt), { deliveryId: d1!.id, attempt: 3 }), 'retry_scheduled');
+    const health = await since(hook.endpoint.id);
+    assert.equal(health.failing, true);
+    assert.equal(health.failingSince, (await attemptsOf(d1!.id))[2]!.at.toISOString());
+    assert.equal(health.failingLonger, false);
+  });
+
+  it('a re-sent delivery that succeeded: a later failure of another delivery is the start, the failures before the success are not', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    let status = 500;
+    receiver.answer(hook.path, () => ({ status }));
+    await emit(partner, 2);
+    const [d1, d2] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(at(ago(5 * DAY)), { deliveryId: d1!.id, attempt: 1 }), 'retry_scheduled');
+    // d2 fails before and after d1 is sent again (its retries going on)
+    assert.equal(await deliverWebhook(at(ago(4 * DAY)), { deliveryId: d2!.id, attempt: 1 }), 'retry_scheduled');
+    await ended(d1!.id);
+    status = 204;
+    await redeliver({ ...deps, now: () => ago(3 * HOUR) }, operator, d1!.id);
+    assert.equal(await deliverWebhook(at(ago(3 * HOUR)), { deliveryId: d1!.id, attempt: 2 }), 'succeeded');
+    assert.equal((await since(hook.endpoint.id)).failing, false, 'the re-sent success clears the flag');
+    status = 500;
+    assert.equal(await deliverWebhook(at(ago(1 * HOUR)), { deliveryId: d2!.id, attempt: 2 }), 'retry_scheduled');
+    const health = await since(hook.endpoint.id);
+    assert.equal(health.failing, true);
+    assert.equal(health.failingSince, (await attemptsOf(d2!.id))[1]!.at.toISOString());
   });
 });
 
