@@ -3,14 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { startOperatorCommands } from '../../src/cli/operator-commands.ts';
 import { runRemote } from '../../src/cli/remote.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
 import { addEndpoint, removeEndpoint, type WebhookDeps } from '../../src/webhooks/webhooks.ts';
 import { buildTestApp, createTestPartner, runCliOn, type TestApp, type TestPartner } from '../helper.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { deliveriesOf, emitCancellations } from '../webhooks/webhook-rows.ts';
+import { deliveriesOf, emitCancellations, queuedAttempts } from '../webhooks/webhook-rows.ts';
 
 /**
  * `parasol webhooks redeliver <delivery-id>`: the operator page's "Send again" on the command line,
@@ -61,12 +60,7 @@ describe('parasol webhooks redeliver', () => {
     return { endpointId: hook.endpoint.id, deliveryId: d!.id, hookPath };
   }
 
-  const queued = async (deliveryId: string) =>
-    (
-      await sql<{ attempt: number }>`
-        SELECT (data->>'attempt')::int AS attempt FROM pgboss.job
-        WHERE name = 'webhooks_deliver' AND data->>'deliveryId' = ${deliveryId} ORDER BY 1`.execute(t.db)
-    ).rows.map((r) => Number(r.attempt));
+  const queued = (deliveryId: string) => queuedAttempts(t, deliveryId);
 
   const audits = (endpointId: string) =>
     t.db

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { randomToken } from '../../src/platform/crypto.ts';
-import { sql } from 'kysely';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
 import {
   addEndpoint,
@@ -11,7 +10,7 @@ import {
 } from '../../src/webhooks/webhooks.ts';
 import { buildTestApp, createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { deliveriesOf, emitCancellations } from '../webhooks/webhook-rows.ts';
+import { deliveriesOf, emitCancellations, queuedAttempts } from '../webhooks/webhook-rows.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
 /**
@@ -166,12 +165,7 @@ describe('operator console — partner webhooks', () => {
     const hook = await endpoint(partner);
     receiver.answer(hook.path, () => ({ status: 204 }));
     const base = `/admin/partners/${partner.slug}/webhooks`;
-    const queued = async (deliveryId: string) =>
-      (
-        await sql<{ attempt: number }>`
-          SELECT (data->>'attempt')::int AS attempt FROM pgboss.job
-          WHERE name = 'webhooks_deliver' AND data->>'deliveryId' = ${deliveryId} ORDER BY 1`.execute(t.db)
-      ).rows.map((r) => Number(r.attempt));
+    const queued = (deliveryId: string) => queuedAttempts(t, deliveryId);
 
     // the test form, sent twice at once (a double click) and once more: one test event
     const page = await operator.get(`${base}?env=sandbox`);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { emitWebhookEvents, type AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import type { TestApp, TestPartner } from '../helper.ts';
 
@@ -50,4 +51,12 @@ export async function attemptsOf(t: TestApp, deliveryId: string) {
     .where('delivery_id', '=', deliveryId)
     .orderBy('attempt')
     .execute();
+}
+
+/** The attempt numbers of a delivery's queued pg-boss jobs (`webhooks_deliver`), in order. */
+export async function queuedAttempts(t: TestApp, deliveryId: string): Promise<number[]> {
+  const rows = await sql<{ attempt: number }>`
+    SELECT (data->>'attempt')::int AS attempt FROM pgboss.job
+    WHERE name = 'webhooks_deliver' AND data->>'deliveryId' = ${deliveryId} ORDER BY 1`.execute(t.db);
+  return rows.rows.map((r) => Number(r.attempt));
 }
