@@ -659,6 +659,8 @@ export interface WebhookDeliveriesTable {
   last_attempt_at: NullableTimestamp;
   last_status_code: number | null;
   last_error: string | null;
+  /** Its latest successful attempt's time; kept when it is sent again (migration 0079). */
+  succeeded_at: NullableTimestamp;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
 }

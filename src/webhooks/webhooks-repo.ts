@@ -303,6 +303,8 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
       next_attempt_at: o.nextAttemptAt,
       locked_until: null,
       completed_at: o.status === 'pending' ? null : o.at,
+      // its latest successful attempt: kept by a later failed re-send (failingSince, endpointHealth)
+      ...(o.error === null ? { succeeded_at: o.at } : {}),
     })
     .where('id', '=', deliveryId)
     .where('status', '=', 'pending')
@@ -473,7 +475,8 @@ export async function endpointHealth(
       eb.fn.countAll<number>().filterWhere('last_error', 'is not', null).as('failed'),
       eb.fn.countAll<number>().filterWhere('status', '=', 'succeeded').as('succeeded'),
       eb.fn.max('last_attempt_at').filterWhere('last_error', 'is not', null).as('last_failed_at'),
-      eb.fn.max('last_attempt_at').filterWhere('status', '=', 'succeeded').as('last_succeeded_at'),
+      // the latest successful attempt of any delivery (a re-sent one that failed again included), as failingSince
+      eb.fn.max('succeeded_at').filterWhere('succeeded_at', '>=', since).as('last_succeeded_at'),
     ])
     .where('endpoint_id', 'in', endpointIds)
     .where('last_attempt_at', '>=', since)
@@ -491,16 +494,18 @@ export async function endpointHealth(
 /**
  * Since when each endpoint fails: its first failed attempt after its latest successful attempt (an
  * attempt without error) of any of its deliveries — a re-send included: a delivery sent again whose
- * attempt succeeded counts from that attempt, even when a later re-send of it failed (its status
- * then no longer says it succeeded). Both looked for from `since` on: an endpoint failing from before
- * then answers its first failure of the window, and `failing_before` (no success in the window and
- * the latest delivery attempted before it had failed — it was failing already, for longer than the
- * window). Endpoints with no failed attempt after their latest success are left out.
+ * attempt succeeded counts from that attempt, even when a later re-send of it failed (its
+ * `succeeded_at` keeps it; its status then no longer says it succeeded). Both looked for from `since`
+ * on: an endpoint failing from before then answers its first failure of the window, and
+ * `failing_before` (no success in the window and the latest delivery attempted before it had failed —
+ * it was failing already, for longer than the window). Endpoints with no failed attempt after their
+ * latest success are left out.
  *
- * Per endpoint, through the deliveries' index on (endpoint_id, last_attempt_at) (migration 0068): the
- * latest delivery that ended succeeded, read backwards from now (its last attempt is a success); a
- * later success can only be an attempt of a delivery attempted again after it, so then only the
- * deliveries attempted after it and their attempts (by primary key) — never the whole look-back's.
+ * Per endpoint: its latest success is the first row of one backward scan of the index on
+ * (endpoint_id, succeeded_at) (migration 0079) — no attempt read for it. Its first failure after that
+ * success is looked for as before this column: among the deliveries attempted after the success and
+ * their failed attempts, joined as the planner chooses (on PostgreSQL, for an endpoint failing for
+ * long, a hash join that reads the attempts table once).
  */
 export async function failingSince(
   db: Executor,
@@ -518,19 +523,10 @@ export async function failingSince(
     FROM (VALUES ${sql.join(endpointIds.map((id) => sql`(${id}::uuid)`))}) AS e(id)
     CROSS JOIN LATERAL (
       SELECT (
-        SELECT d.last_attempt_at FROM webhook_deliveries d
-        WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${since} AND d.status = 'succeeded'
-        ORDER BY d.last_attempt_at DESC LIMIT 1
-      ) AS at
-    ) ended
-    CROSS JOIN LATERAL (
-      SELECT greatest(ended.at, (
-        SELECT max(a.at)
-        FROM webhook_deliveries d
-        JOIN webhook_delivery_attempts a
-          ON a.delivery_id = d.id AND a.error IS NULL AND a.at >= ${since} AND a.at > coalesce(ended.at, ${since})
-        WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${since} AND d.last_attempt_at > coalesce(ended.at, ${since})
-      )) AS found
+        SELECT d.succeeded_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = e.id AND d.succeeded_at >= ${since}
+        ORDER BY d.succeeded_at DESC LIMIT 1
+      ) AS found
     ) latest
     CROSS JOIN LATERAL (SELECT latest.found, coalesce(latest.found, ${since}) AS at) ok
     CROSS JOIN LATERAL (

@@ -30,6 +30,7 @@ import {
   attemptsOf as attemptsOfDelivery,
   deliveriesOf as deliveriesOfEndpoint,
   emitCancellations,
+  queuedAttempts as queuedAttemptsOf,
 } from './webhook-rows.ts';
 
 /**
@@ -77,12 +78,7 @@ const emit = (partner: TestPartner, count = 1) => emitCancellations(t, partner, 
 const deliveriesOf = (endpointId: string) => deliveriesOfEndpoint(t, endpointId);
 const attemptsOf = (deliveryId: string) => attemptsOfDelivery(t, deliveryId);
 
-async function queuedAttempts(deliveryId: string) {
-  const rows = await sql<{ attempt: number }>`
-    SELECT (data->>'attempt')::int AS attempt FROM pgboss.job
-    WHERE name = 'webhooks_deliver' AND data->>'deliveryId' = ${deliveryId} ORDER BY 1`.execute(t.db);
-  return rows.rows.map((r) => Number(r.attempt));
-}
+const queuedAttempts = (deliveryId: string) => queuedAttemptsOf(t, deliveryId);
 
 async function pauseAudits(endpointId: string) {
   return t.db
@@ -308,6 +304,33 @@ describe('failing since: the first failed attempt after the latest successful at
     const health = await since(hook.endpoint.id);
     assert.equal(health.failing, true);
     assert.equal(health.failingSince, (await attemptsOf(d2!.id))[1]!.at.toISOString());
+  });
+
+  it('within the day: another delivery fails, a re-sent one succeeds, is sent again (not failing while queued), then fails: failing since that failure', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    let status = 500;
+    receiver.answer(hook.path, () => ({ status }));
+    await emit(partner, 2);
+    const [d1, d2] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(at(ago(8 * HOUR)), { deliveryId: d1!.id, attempt: 1 }), 'retry_scheduled');
+    await ended(d1!.id);
+    // d2 fails before d1's success (its retry pending)
+    assert.equal(await deliverWebhook(at(ago(6 * HOUR)), { deliveryId: d2!.id, attempt: 1 }), 'retry_scheduled');
+    status = 204;
+    await redeliver({ ...deps, now: () => ago(3 * HOUR) }, operator, d1!.id);
+    assert.equal(await deliverWebhook(at(ago(3 * HOUR)), { deliveryId: d1!.id, attempt: 2 }), 'succeeded');
+    // sent again: queued, its success kept — the flag and the date agree, neither says failing
+    await redeliver({ ...deps, now: () => ago(2 * HOUR) }, operator, d1!.id);
+    const queued = await since(hook.endpoint.id);
+    assert.equal(queued.failing, false, 'the success of the delivery sent again still counts');
+    assert.equal(queued.failingSince, null);
+    status = 500;
+    assert.equal(await deliverWebhook(at(ago(1 * HOUR)), { deliveryId: d1!.id, attempt: 3 }), 'retry_scheduled');
+    const health = await since(hook.endpoint.id);
+    assert.equal(health.failing, true);
+    assert.equal(health.failingSince, (await attemptsOf(d1!.id))[2]!.at.toISOString());
+    assert.equal(health.failingLonger, false);
   });
 });
 
