@@ -132,7 +132,11 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
     const action = (
       path: string,
       done: (typeof DONE)[number],
-      run: (scope: { actor: string; partnerId: string }, id: string, once: OperatorOnce) => Promise<unknown>,
+      run: (
+        scope: { actor: string; partnerId: string },
+        id: string,
+        once: OperatorOnce,
+      ) => Promise<{ replayed?: true } | void>,
     ) =>
       app.post<{ Params: { slug: string; id: string }; Body: FormBody }>(path, async (request, reply: FastifyReply) => {
         const partner = await requirePartner(deps.db, request.params.slug);
@@ -147,7 +151,7 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
             request.params.id,
             { actionToken: field(request.body, 'actionToken', 100) },
           );
-          replayed = (result as { replayed?: true } | undefined)?.replayed === true;
+          replayed = result?.replayed === true;
         } catch (error) {
           if (!(error instanceof DomainError) || error.status === 404 || error.status >= 500) throw error;
           const problems = problemLines(error, langOf(request));
@@ -164,12 +168,12 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
         return reply.redirect(`/admin/partners/${partner.slug}/webhooks?${query}`, 303);
       });
 
-    action('/admin/partners/:slug/webhooks/:id/resume', 'resumed', (scope, id) =>
-      setEndpointEnabled(webhooks, scope, id, true),
-    );
-    action('/admin/partners/:slug/webhooks/:id/pause', 'paused', (scope, id) =>
-      setEndpointEnabled(webhooks, scope, id, false),
-    );
+    action('/admin/partners/:slug/webhooks/:id/resume', 'resumed', async (scope, id) => {
+      await setEndpointEnabled(webhooks, scope, id, true);
+    });
+    action('/admin/partners/:slug/webhooks/:id/pause', 'paused', async (scope, id) => {
+      await setEndpointEnabled(webhooks, scope, id, false);
+    });
     action('/admin/partners/:slug/webhooks/:id/test', 'test', (scope, id, once) =>
       sendTestEvent(webhooks, scope, id, once),
     );

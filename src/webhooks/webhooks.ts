@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { actionTokenError } from '../platform/action-token.ts';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
@@ -380,15 +381,11 @@ export interface OperatorOnce {
   actionToken?: string | undefined;
 }
 
-/** A one-time token: 16 to 64 letters, digits, `-` or `_` (as the claim desk's). */
-const ACTION_TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
-
+/** The one-time token, checked as the claim desk's (platform/action-token.ts): a malformed one is a stale form. */
 function checkActionToken(once: OperatorOnce): string | undefined {
   if (once.actionToken === undefined) return undefined;
-  if (!ACTION_TOKEN.test(once.actionToken))
-    throw new DomainError('validation_failed', 'The action is not valid.', {
-      errors: [{ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' }],
-    });
+  const error = actionTokenError(once.actionToken);
+  if (error) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [error] });
   return once.actionToken;
 }
 
@@ -631,8 +628,9 @@ export const FAILING_SINCE_LOOKBACK_DAYS = 30;
 
 /**
  * The health of each endpoint over the last 24 hours: failing when its latest attempt failed — a
- * failure later than its latest success (a retry still pending counts: the receiver is down now); a
- * success clears it. Asked for, a failing endpoint also says since when (`failingSince`: one more
+ * failure later than its latest successful attempt of any delivery, a re-sent one included (its
+ * `succeeded_at`, as failingSince: the flag and the date agree; a retry still pending counts: the
+ * receiver is down now); a success clears it. Asked for, a failing endpoint also says since when (`failingSince`: one more
  * query, per failing endpoint, which the partner console does not need).
  */
 export async function endpointsHealth(
