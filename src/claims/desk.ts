@@ -1,4 +1,5 @@
 import { customerPhoneError, customerPhoneRefusal } from '../notify/index.ts';
+import { actionTokenError } from '../platform/action-token.ts';
 import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
@@ -34,7 +35,6 @@ export type DeskOutcome = { claimNumber: string; outcome: 'done' | 'replayed' };
 
 export const REASON_MIN = 3;
 export const REASON_MAX = 500;
-const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /**
  * The reason and the token, checked before anything is read: the reason's length as it will be kept,
@@ -49,8 +49,8 @@ export function checkDeskAction(action: DeskAction, others: readonly (FieldError
   const reason = action.reason.trim().replace(/\s+/g, ' ');
   const reasonError = checkReason(maskDeskReason(reason, {}));
   if (reasonError) errors.push(reasonError);
-  if (!TOKEN.test(action.actionToken))
-    errors.push({ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' });
+  const tokenError = actionTokenError(action.actionToken);
+  if (tokenError) errors.push(tokenError);
   if (errors.length)
     throw new DomainError('validation_failed', 'The action is not valid.', {
       errors: [...errors, ...others.filter((e): e is FieldError => e !== undefined)],

@@ -4,6 +4,7 @@ import {
   addEndpoint,
   listDeliveries,
   listEndpoints,
+  redeliver,
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
@@ -56,6 +57,7 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
           '/limit': '--limit',
           'querystring:/limit': '--limit',
           'querystring:/cursor': '--cursor',
+          '/actionToken': '--once',
         }[pointer];
   const dateText = (iso: string | null) => (iso ? when(new Date(iso)) : '-');
 
@@ -201,6 +203,27 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
       };
     }),
   );
+
+  leaf(
+    webhooks,
+    'redeliver <delivery-id>',
+    'Send an ended delivery again (same webhook-id), as "Send again" on the operator webhooks page',
+    'parasol webhooks redeliver 5d0c6a52-8f0e-4a43-9d4c-1b8f2a7e3c10',
+  )
+    .option('--once <token>', 'a token of 16 to 64 letters, digits, - or _: the same token twice sends it again once')
+    .action(
+      run(async (id: string, options: { once?: string }) => {
+        const sent = await redeliver(deps(), { actor }, id, { actionToken: options.once });
+        return {
+          data: sent,
+          lines: [
+            sent.replayed
+              ? `Delivery ${sent.deliveryId}: sent again already with this --once token (attempt ${sent.attempt}), nothing queued again.`
+              : `Queued delivery ${sent.deliveryId} again (event ${sent.eventId}, attempt ${sent.attempt}). Follow it with: parasol webhooks deliveries <partner>`,
+          ],
+        };
+      }, names),
+    );
 
   leaf(
     webhooks,

@@ -432,6 +432,7 @@ export const en = {
       paused: 'Endpoint paused: its pending deliveries ended failed.',
       test: 'Test event queued.',
       redelivered: 'Delivery queued again.',
+      replayed: 'This form was sent already: nothing was queued again.',
     },
     pauseConfirm: 'Pause this endpoint? Its pending deliveries end failed and new events are not sent to it.',
     noSecrets: 'Signing secrets are never shown here; the partner rotates its own in its console.',

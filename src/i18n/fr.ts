@@ -442,6 +442,7 @@ export const fr = {
       paused: 'Adresse mise en pause\u202f: ses envois en attente ont échoué.',
       test: 'Événement de test mis en file.',
       redelivered: 'Envoi remis en file.',
+      replayed: 'Ce formulaire a déjà été envoyé\u202f: rien n’a été remis en file.',
     },
     pauseConfirm:
       'Mettre cette adresse en pause\u202f? Ses envois en attente échouent et les nouveaux événements ne lui sont plus envoyés.',

@@ -440,7 +440,7 @@ export interface Words {
     status: string;
     environment: string;
     filter: string;
-    done: Record<'resumed' | 'paused' | 'test' | 'redelivered', string>;
+    done: Record<'resumed' | 'paused' | 'test' | 'redelivered' | 'replayed', string>;
     pauseConfirm: string;
     noSecrets: string;
     /** In place of "send again": the delivery's endpoint was removed, or is paused. */

@@ -659,6 +659,8 @@ export interface WebhookDeliveriesTable {
   last_attempt_at: NullableTimestamp;
   last_status_code: number | null;
   last_error: string | null;
+  /** Its latest successful attempt's time; kept when it is sent again (migration 0079). */
+  succeeded_at: NullableTimestamp;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
 }
@@ -670,6 +672,22 @@ export interface WebhookDeliveryAttemptsTable {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
+}
+
+/**
+ * The operator webhooks page's actions done, by the page's one-time token and their target (migration
+ * 0079): a repeated submit finds its row and queues nothing more.
+ */
+export interface WebhookOperatorActionsTable {
+  action_token: string;
+  action: 'test' | 'redeliver';
+  /** The endpoint tested, the delivery sent again. */
+  target_id: string;
+  delivery_id: string;
+  event_id: string;
+  attempt: number;
+  actor: string;
+  created_at: Generated<Date>;
 }
 
 /** One watch per flight (environment + designator as the legs store it + local departure date). */
@@ -765,6 +783,7 @@ export interface Database {
   contracts_booking_references_unsealed: ContractsBookingReferencesUnsealedTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  webhook_operator_actions: WebhookOperatorActionsTable;
   operators: OperatorsTable;
   web_sessions: WebSessionsTable;
   login_throttle: LoginThrottleTable;

@@ -10,8 +10,10 @@ import {
   sendTestEvent,
   setEndpointEnabled,
   WEBHOOK_DELIVERY_STATUSES,
+  type OperatorOnce,
   type WebhookEndpointView,
 } from '../webhooks/index.ts';
+import { randomToken } from '../platform/crypto.ts';
 import { adminWebhooksPage, type AdminWebhooksFilter, type AdminWebhooksOutcome } from './admin-webhook-view.ts';
 import { sessionActor } from './sessions.ts';
 import {
@@ -31,12 +33,14 @@ import {
  * endpoints per environment with their state (active, paused and why, failing since when), the
  * delivery log with every attempt, keyset-paged, and the operator actions of the CLI an operator
  * needs when a partner says an event never arrived — resume or pause an endpoint, send a test event,
- * send a delivery again — through the same use cases (their audit rows name the operator). Never a
+ * send a delivery again — through the same use cases (their audit rows name the operator); the last two,
+ * which queue a delivery, once per page shown (its one-time `actionToken`: a double submit queues one,
+ * then says so — `done=replayed`). Never a
  * signing secret: the actions that answer one (add, rotate) stay the partner's and the CLI's.
  * Registered inside the operator scope: session and CSRF are checked there.
  */
 
-const DONE = ['resumed', 'paused', 'test', 'redelivered'] as const;
+const DONE = ['resumed', 'paused', 'test', 'redelivered', 'replayed'] as const;
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const WebhooksQuery = Type.Object({
@@ -89,7 +93,17 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
       { ...scope, environment: filter.env },
       { limit: 20, cursor: filter.cursor, status: filter.status, endpointId: filter.endpoint },
     );
-    return adminWebhooksPage(contextOf(request, 'admin'), partner, endpoints, health, page, filter, outcome);
+    // a fresh one-time token per page shown: each of its test and send-again forms is done once
+    return adminWebhooksPage(
+      contextOf(request, 'admin'),
+      partner,
+      endpoints,
+      health,
+      page,
+      filter,
+      outcome,
+      randomToken(24),
+    );
   };
 
   return async (app) => {
@@ -118,7 +132,11 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
     const action = (
       path: string,
       done: (typeof DONE)[number],
-      run: (scope: { actor: string; partnerId: string }, id: string) => Promise<unknown>,
+      run: (
+        scope: { actor: string; partnerId: string },
+        id: string,
+        once: OperatorOnce,
+      ) => Promise<{ replayed?: true } | void>,
     ) =>
       app.post<{ Params: { slug: string; id: string }; Body: FormBody }>(path, async (request, reply: FastifyReply) => {
         const partner = await requirePartner(deps.db, request.params.slug);
@@ -126,8 +144,14 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
         const filter: AdminWebhooksFilter = {
           env: (ENVIRONMENTS as readonly string[]).includes(env) ? (env as Environment) : undefined,
         };
+        let replayed: boolean;
         try {
-          await run({ actor: sessionActor(request.webSession!), partnerId: partner.id }, request.params.id);
+          const result = await run(
+            { actor: sessionActor(request.webSession!), partnerId: partner.id },
+            request.params.id,
+            { actionToken: field(request.body, 'actionToken', 100) },
+          );
+          replayed = result?.replayed === true;
         } catch (error) {
           if (!(error instanceof DomainError) || error.status === 404 || error.status >= 500) throw error;
           const problems = problemLines(error, langOf(request));
@@ -137,19 +161,24 @@ export function adminWebhooks(deps: WebDeps): FastifyPluginAsync {
             await render(request, partner, filter, { problems }),
           );
         }
-        const query = new URLSearchParams({ ...(filter.env ? { env: filter.env } : {}), done }).toString();
+        const query = new URLSearchParams({
+          ...(filter.env ? { env: filter.env } : {}),
+          done: replayed ? 'replayed' : done,
+        }).toString();
         return reply.redirect(`/admin/partners/${partner.slug}/webhooks?${query}`, 303);
       });
 
-    action('/admin/partners/:slug/webhooks/:id/resume', 'resumed', (scope, id) =>
-      setEndpointEnabled(webhooks, scope, id, true),
+    action('/admin/partners/:slug/webhooks/:id/resume', 'resumed', async (scope, id) => {
+      await setEndpointEnabled(webhooks, scope, id, true);
+    });
+    action('/admin/partners/:slug/webhooks/:id/pause', 'paused', async (scope, id) => {
+      await setEndpointEnabled(webhooks, scope, id, false);
+    });
+    action('/admin/partners/:slug/webhooks/:id/test', 'test', (scope, id, once) =>
+      sendTestEvent(webhooks, scope, id, once),
     );
-    action('/admin/partners/:slug/webhooks/:id/pause', 'paused', (scope, id) =>
-      setEndpointEnabled(webhooks, scope, id, false),
-    );
-    action('/admin/partners/:slug/webhooks/:id/test', 'test', (scope, id) => sendTestEvent(webhooks, scope, id));
-    action('/admin/partners/:slug/webhooks/deliveries/:id/redeliver', 'redelivered', (scope, id) =>
-      redeliver(webhooks, scope, id),
+    action('/admin/partners/:slug/webhooks/deliveries/:id/redeliver', 'redelivered', (scope, id, once) =>
+      redeliver(webhooks, scope, id, once),
     );
   };
 }

@@ -11,7 +11,10 @@ import {
 } from '../webhooks/index.ts';
 import { csrfField, formatDate, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
-/** The operator console's page of one partner's webhooks (admin-webhook-routes.ts). Never a secret. */
+/**
+ * The operator console's page of one partner's webhooks (admin-webhook-routes.ts). Never a secret. Its
+ * test and send-again forms carry the page's one-time `actionToken`: each is done once per page shown.
+ */
 
 export interface AdminWebhooksFilter {
   env?: Environment | undefined;
@@ -21,7 +24,7 @@ export interface AdminWebhooksFilter {
 }
 
 export interface AdminWebhooksOutcome {
-  done?: 'resumed' | 'paused' | 'test' | 'redelivered' | undefined;
+  done?: 'resumed' | 'paused' | 'test' | 'redelivered' | 'replayed' | undefined;
   problems?: string[];
 }
 
@@ -33,6 +36,7 @@ export function adminWebhooksPage(
   log: { deliveries: DeliveryView[]; nextCursor: string | null },
   filter: AdminWebhooksFilter,
   outcome: AdminWebhooksOutcome,
+  actionToken: string,
 ): string {
   const w = t(ctx.lang);
   const a = w.adminWebhooks;
@@ -40,6 +44,8 @@ export function adminWebhooksPage(
   const base = `/admin/partners/${partner.slug}/webhooks`;
   // an action comes back to the environment shown
   const env = filter.env ? html`<input type="hidden" name="env" value="${filter.env}">` : '';
+  // the page's one-time token, in the forms that queue a delivery: a double submit queues it once
+  const once = html`<input type="hidden" name="actionToken" value="${actionToken}">`;
   const when = (iso: string | null) => (iso ? formatDate(new Date(iso), ctx.lang, '') : '');
   const link = (params: Record<string, string | undefined>) => {
     const query = new URLSearchParams(
@@ -68,7 +74,7 @@ export function adminWebhooksPage(
     html`${
       e.enabled
         ? html`<form method="post" action="${base}/${e.id}/pause" data-confirm="${a.pauseConfirm}">${csrf}${env}<button type="submit" class="secondary">${w.pause}</button></form>
-<form method="post" action="${base}/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>`
+<form method="post" action="${base}/${e.id}/test">${csrf}${env}${once}<button type="submit" class="secondary">${w.sendTest}</button></form>`
         : html`<form method="post" action="${base}/${e.id}/resume">${csrf}${env}<button type="submit">${w.resume}</button></form>`
     }<a href="${link({ env: e.environment, endpoint: e.id })}">${w.deliveries}</a>`;
 
@@ -109,7 +115,7 @@ ${filter.endpoint ? html`<p>${label(ctx.lang, a.endpoint)} <code>${endpoints.fin
     const target = byId.get(d.endpointId);
     if (!target) return html`<span class="muted">${a.endpointRemoved}</span>`;
     if (!target.enabled) return html`<span class="muted">${a.resumeFirst}</span>`;
-    return html`<form method="post" action="${base}/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`;
+    return html`<form method="post" action="${base}/deliveries/${d.id}/redeliver">${csrf}${env}${once}<button type="submit" class="secondary">${w.redeliver}</button></form>`;
   };
 
   const deliveries =

@@ -28,6 +28,7 @@ export {
   updateEndpointSettings,
   type DeliveryView,
   type EndpointHealth,
+  type OperatorOnce,
   type WebhookDeps,
   type WebhookEndpointView,
 } from './webhooks.ts';

@@ -303,6 +303,8 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
       next_attempt_at: o.nextAttemptAt,
       locked_until: null,
       completed_at: o.status === 'pending' ? null : o.at,
+      // its latest successful attempt: kept by a later failed re-send (failingSince, endpointHealth)
+      ...(o.error === null ? { succeeded_at: o.at } : {}),
     })
     .where('id', '=', deliveryId)
     .where('status', '=', 'pending')
@@ -394,6 +396,57 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
     .execute();
 }
 
+// ---------------------------------------------------------------------------------------------
+// operator actions done once per one-time token (migration 0079)
+
+export interface OperatorActionKey {
+  actionToken: string;
+  action: 'test' | 'redeliver';
+  /** The endpoint tested, the delivery sent again. */
+  targetId: string;
+}
+
+/** What an operator action queued, recorded under its token: a repeated submit answers it again. */
+export interface OperatorActionDone {
+  delivery_id: string;
+  event_id: string;
+  attempt: number;
+}
+
+/** The action already done under this token, on this target; undefined the first time. */
+export async function findOperatorAction(
+  db: Executor,
+  key: OperatorActionKey,
+): Promise<OperatorActionDone | undefined> {
+  return db
+    .selectFrom('webhook_operator_actions')
+    .select(['delivery_id', 'event_id', 'attempt'])
+    .where('action_token', '=', key.actionToken)
+    .where('action', '=', key.action)
+    .where('target_id', '=', key.targetId)
+    .executeTakeFirst();
+}
+
+/** Records an operator action done, in its transaction (its target's row locked: never twice at once). */
+export async function recordOperatorAction(
+  trx: Executor,
+  key: OperatorActionKey,
+  done: OperatorActionDone & { actor: string },
+): Promise<void> {
+  await trx
+    .insertInto('webhook_operator_actions')
+    .values({
+      action_token: key.actionToken,
+      action: key.action,
+      target_id: key.targetId,
+      delivery_id: done.delivery_id,
+      event_id: done.event_id,
+      attempt: done.attempt,
+      actor: done.actor,
+    })
+    .execute();
+}
+
 /**
  * Per endpoint, its deliveries attempted since `since` (each by its last attempt): how many whose last
  * attempt failed (retry pending or given up) and how many succeeded, and when the latest of each was.
@@ -422,7 +475,8 @@ export async function endpointHealth(
       eb.fn.countAll<number>().filterWhere('last_error', 'is not', null).as('failed'),
       eb.fn.countAll<number>().filterWhere('status', '=', 'succeeded').as('succeeded'),
       eb.fn.max('last_attempt_at').filterWhere('last_error', 'is not', null).as('last_failed_at'),
-      eb.fn.max('last_attempt_at').filterWhere('status', '=', 'succeeded').as('last_succeeded_at'),
+      // the latest successful attempt of any delivery (a re-sent one that failed again included), as failingSince
+      eb.fn.max('succeeded_at').filterWhere('succeeded_at', '>=', since).as('last_succeeded_at'),
     ])
     .where('endpoint_id', 'in', endpointIds)
     .where('last_attempt_at', '>=', since)
@@ -438,15 +492,20 @@ export async function endpointHealth(
 }
 
 /**
- * Since when each endpoint fails: its first failed attempt after its latest successful delivery, both
- * looked for from `since` on (an endpoint failing from before then answers its first failure of the
- * window, and `failing_before`: no success in the window and the latest delivery attempted before it
- * had failed — it was failing already, for longer than the window). Endpoints with no failed attempt
- * after their latest success are left out.
+ * Since when each endpoint fails: its first failed attempt after its latest successful attempt (an
+ * attempt without error) of any of its deliveries — a re-send included: a delivery sent again whose
+ * attempt succeeded counts from that attempt, even when a later re-send of it failed (its
+ * `succeeded_at` keeps it; its status then no longer says it succeeded). Both looked for from `since`
+ * on: an endpoint failing from before then answers its first failure of the window, and
+ * `failing_before` (no success in the window and the latest delivery attempted before it had failed —
+ * it was failing already, for longer than the window). Endpoints with no failed attempt after their
+ * latest success are left out.
  *
- * Per endpoint, through the deliveries' index on (endpoint_id, last_attempt_at) (migration 0068): the
- * latest succeeded delivery read backwards from now, then only the deliveries attempted after it and
- * their attempts (by primary key) — never the whole look-back's attempts.
+ * Per endpoint: its latest success is the first row of one backward scan of the index on
+ * (endpoint_id, succeeded_at) (migration 0079) — no attempt read for it. Its first failure after that
+ * success is looked for as before this column: among the deliveries attempted after the success and
+ * their failed attempts, joined as the planner chooses (on PostgreSQL, for an endpoint failing for
+ * long, a hash join that reads the attempts table once).
  */
 export async function failingSince(
   db: Executor,
@@ -464,9 +523,9 @@ export async function failingSince(
     FROM (VALUES ${sql.join(endpointIds.map((id) => sql`(${id}::uuid)`))}) AS e(id)
     CROSS JOIN LATERAL (
       SELECT (
-        SELECT d.last_attempt_at FROM webhook_deliveries d
-        WHERE d.endpoint_id = e.id AND d.last_attempt_at >= ${since} AND d.status = 'succeeded'
-        ORDER BY d.last_attempt_at DESC LIMIT 1
+        SELECT d.succeeded_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = e.id AND d.succeeded_at >= ${since}
+        ORDER BY d.succeeded_at DESC LIMIT 1
       ) AS found
     ) latest
     CROSS JOIN LATERAL (SELECT latest.found, coalesce(latest.found, ${since}) AS at) ok

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { actionTokenError } from '../platform/action-token.ts';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
@@ -371,13 +372,40 @@ export async function rotateSecret(
   });
 }
 
-/** Sends a `webhook.test` event to this endpoint only (whatever its event types), through the usual delivery. */
+/**
+ * The one-time token of an operator's action (the operator webhooks page's, or `--once` of the CLI):
+ * the same token twice on the same target does the action once, the second time answering what the
+ * first queued (`replayed`). Absent: no such guard (the partner API has its own).
+ */
+export interface OperatorOnce {
+  actionToken?: string | undefined;
+}
+
+/** The one-time token, checked as the claim desk's (platform/action-token.ts): a malformed one is a stale form. */
+function checkActionToken(once: OperatorOnce): string | undefined {
+  if (once.actionToken === undefined) return undefined;
+  const error = actionTokenError(once.actionToken);
+  if (error) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [error] });
+  return once.actionToken;
+}
+
+/**
+ * Sends a `webhook.test` event to this endpoint only (whatever its event types), through the usual
+ * delivery. With a one-time token (OperatorOnce) used already on this endpoint: nothing queued, the
+ * first test's ids answered with `replayed: true`.
+ */
 export async function sendTestEvent(
   deps: WebhookDeps,
   scope: WebhookScope,
   endpointId: string,
-): Promise<{ eventId: string; deliveryId: string }> {
+  once: OperatorOnce = {},
+): Promise<{ eventId: string; deliveryId: string; replayed?: true }> {
+  const token = checkActionToken(once);
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    // the endpoint's row is locked: a second submit of the same token waits here, then finds the first
+    const key = token === undefined ? undefined : { actionToken: token, action: 'test' as const, targetId: row.id };
+    const done = key && (await repo.findOperatorAction(trx, key));
+    if (done) return { eventId: done.event_id, deliveryId: done.delivery_id, replayed: true as const };
     if (!row.enabled)
       throw new DomainError('webhook_endpoint_disabled', `Webhook endpoint ${row.id} is disabled; enable it first.`);
     const data: TestEventData = { endpointId: row.id, message: 'This is a test event from Parasol.' };
@@ -387,6 +415,13 @@ export async function sendTestEvent(
       { event_id: event.id, endpoint_id: row.id, partner_id: row.partner_id, environment: row.environment },
     ]);
     await deps.jobs.send('webhooks_deliver', { deliveryId: deliveryId!, attempt: 1 }, { trx });
+    if (key)
+      await repo.recordOperatorAction(trx, key, {
+        delivery_id: deliveryId!,
+        event_id: event.id,
+        attempt: 1,
+        actor: scope.actor,
+      });
     await audit(trx, {
       actor: scope.actor,
       partnerId: row.partner_id,
@@ -518,18 +553,27 @@ export async function listDeliveries(
  * already processed it can drop it. It continues the delivery's attempt numbering and, on failure,
  * the retry schedule where it stopped (a delivery whose schedule is spent gets this one attempt).
  * A delivery still pending answers 409 webhook_delivery_pending; a disabled endpoint 409
- * webhook_endpoint_disabled; another partner's or a removed endpoint's delivery 404.
+ * webhook_endpoint_disabled; another partner's or a removed endpoint's delivery 404. With a one-time
+ * token (OperatorOnce) used already on this delivery: nothing queued again — not refused as pending
+ * either —, the first redelivery's attempt answered with `replayed: true`.
  */
 export async function redeliver(
   deps: WebhookDeps,
   scope: WebhookScope,
   deliveryId: string,
-): Promise<{ deliveryId: string; eventId: string; attempt: number }> {
+  once: OperatorOnce = {},
+): Promise<{ deliveryId: string; eventId: string; attempt: number; replayed?: true }> {
   const missing = () => new DomainError('webhook_delivery_not_found', `No webhook delivery ${deliveryId}.`);
   if (!UUID.test(deliveryId)) throw missing();
+  const token = checkActionToken(once);
   return deps.db.transaction().execute(async (trx) => {
+    // the delivery's row is locked: a second submit of the same token waits here, then finds the first
     const row = await repo.findDeliveryForUpdate(trx, scope, deliveryId);
     if (!row || row.removed_at) throw missing();
+    const key =
+      token === undefined ? undefined : { actionToken: token, action: 'redeliver' as const, targetId: row.id };
+    const done = key && (await repo.findOperatorAction(trx, key));
+    if (done) return { deliveryId: row.id, eventId: row.event_id, attempt: done.attempt, replayed: true as const };
     if (!row.enabled)
       throw new DomainError(
         'webhook_endpoint_disabled',
@@ -543,6 +587,13 @@ export async function redeliver(
     const attempt = row.attempts + 1;
     await repo.reopenDelivery(trx, row.id, deps.now());
     await deps.jobs.send('webhooks_deliver', { deliveryId: row.id, attempt }, { trx });
+    if (key)
+      await repo.recordOperatorAction(trx, key, {
+        delivery_id: row.id,
+        event_id: row.event_id,
+        attempt,
+        actor: scope.actor,
+      });
     await audit(trx, {
       actor: scope.actor,
       partnerId: row.partner_id,
@@ -562,9 +613,10 @@ export interface EndpointHealth {
   failedLastDay: number;
   succeededLastDay: number;
   /**
-   * While failing, when asked (`{ failingSince: true }`): its first failed attempt after its latest
-   * success, looked for over the last FAILING_SINCE_LOOKBACK_DAYS (failing longer: the first failure
-   * of that window); else null.
+   * While failing, when asked (`{ failingSince: true }`): its first failed attempt after the latest
+   * successful attempt of any of its deliveries (re-sends included: a delivery sent again that
+   * succeeded counts from that attempt), looked for over the last FAILING_SINCE_LOOKBACK_DAYS (failing
+   * longer: the first failure of that window); else null.
    */
   failingSince: string | null;
   /** Failing already before the look-back began (failingSince is then only the window's first failure). */
@@ -576,8 +628,9 @@ export const FAILING_SINCE_LOOKBACK_DAYS = 30;
 
 /**
  * The health of each endpoint over the last 24 hours: failing when its latest attempt failed — a
- * failure later than its latest success (a retry still pending counts: the receiver is down now); a
- * success clears it. Asked for, a failing endpoint also says since when (`failingSince`: one more
+ * failure later than its latest successful attempt of any delivery, a re-sent one included (its
+ * `succeeded_at`, as failingSince: the flag and the date agree; a retry still pending counts: the
+ * receiver is down now); a success clears it. Asked for, a failing endpoint also says since when (`failingSince`: one more
  * query, per failing endpoint, which the partner console does not need).
  */
 export async function endpointsHealth(

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { randomToken } from '../../src/platform/crypto.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
-import type { AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import {
   addEndpoint,
   FAILING_SINCE_LOOKBACK_DAYS,
@@ -11,7 +10,7 @@ import {
 } from '../../src/webhooks/webhooks.ts';
 import { buildTestApp, createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { deliveriesOf, emitEvents } from '../webhooks/webhook-rows.ts';
+import { deliveriesOf, emitCancellations, queuedAttempts } from '../webhooks/webhook-rows.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
 /**
@@ -23,6 +22,10 @@ import { Browser, csrfOf } from './inject-browser.ts';
 
 const ADMIN = { email: 'ops-webhooks-tests@parasol.test', password: 'operator password 77' };
 const actor = `operator:${ADMIN.email}`;
+/** A one-time token as the page puts in its test and send-again forms. */
+const once = () => randomToken(24);
+/** The one-time token of a page's forms. */
+const tokenOf = (body: string) => /name="actionToken" value="([A-Za-z0-9_-]+)"/.exec(body)?.[1];
 
 describe('operator console — partner webhooks', () => {
   let t: TestApp;
@@ -69,22 +72,7 @@ describe('operator console — partner webhooks', () => {
     return { ...result, path };
   }
 
-  async function emit(partner: TestPartner, count = 1) {
-    const events: AnyWebhookEventInput[] = Array.from({ length: count }, () => ({
-      partnerId: partner.id,
-      environment: 'sandbox',
-      type: 'contract.cancelled',
-      occurredAt: new Date(),
-      data: {
-        contractNumber: `FD-ADMW-${crypto.randomInt(1000, 9999)}`,
-        status: 'cancelled',
-        reason: 'customer_request',
-        cancelledAt: new Date().toISOString(),
-        refund: { amount: 100, currency: 'EUR' },
-      },
-    }));
-    await emitEvents(t, events);
-  }
+  const emit = (partner: TestPartner, count = 1) => emitCancellations(t, partner, count, 'ADMW');
 
   const audits = (entityId: string, action: string) =>
     t.db
@@ -146,7 +134,7 @@ describe('operator console — partner webhooks', () => {
     assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'retry_scheduled');
     const url = `/admin/partners/${partner.slug}/webhooks/deliveries/${d!.id}/redeliver`;
 
-    const refused = await operator.post(url, { _csrf: csrf });
+    const refused = await operator.post(url, { _csrf: csrf, actionToken: once() });
     assert.equal(refused.statusCode, 409);
     assert.match(refused.body, /still being attempted/);
     assert.equal((await audits(hook.endpoint.id, 'redelivery_requested')).length, 0);
@@ -155,7 +143,7 @@ describe('operator console — partner webhooks', () => {
     assert.equal((await operator.post(url, {})).statusCode, 403, 'no CSRF token, no change');
     assert.equal((await audits(hook.endpoint.id, 'redelivery_requested')).length, 0);
 
-    const sent = await operator.post(url, { _csrf: csrf, env: 'sandbox' });
+    const sent = await operator.post(url, { _csrf: csrf, env: 'sandbox', actionToken: once() });
     assert.equal(sent.statusCode, 303);
     assert.equal(sent.headers.location, `/admin/partners/${partner.slug}/webhooks?env=sandbox&done=redelivered`);
     const [again] = await deliveriesOf(t, hook.endpoint.id);
@@ -172,6 +160,81 @@ describe('operator console — partner webhooks', () => {
     assert.match(shown.body, /id="webhooks-done"/);
   });
 
+  test('a double submit of "Send a test event" or "Send again" queues one delivery, then says so; a stale form is refused', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, () => ({ status: 204 }));
+    const base = `/admin/partners/${partner.slug}/webhooks`;
+    const queued = (deliveryId: string) => queuedAttempts(t, deliveryId);
+
+    // the test form, sent twice at once (a double click) and once more: one test event
+    const page = await operator.get(`${base}?env=sandbox`);
+    const token = tokenOf(page.body);
+    assert.ok(token, 'the page’s forms carry a one-time token');
+    assert.match(page.body, new RegExp(`action="${base}/${hook.endpoint.id}/test">[^]*?name="actionToken"`));
+    const form = { _csrf: csrf, env: 'sandbox', actionToken: token };
+    const clicks = await Promise.all([1, 2].map(() => operator.post(`${base}/${hook.endpoint.id}/test`, form)));
+    const again = await operator.post(`${base}/${hook.endpoint.id}/test`, form);
+    assert.deepEqual(
+      [...clicks, again].map((r) => r.statusCode),
+      [303, 303, 303],
+    );
+    assert.deepEqual(
+      [...clicks, again].map((r) => new URLSearchParams(String(r.headers.location).split('?')[1]).get('done')).sort(),
+      ['replayed', 'replayed', 'test'],
+    );
+    const tests = await deliveriesOf(t, hook.endpoint.id);
+    assert.equal(tests.length, 1, 'one test delivery');
+    assert.deepEqual(await queued(tests[0]!.id), [1]);
+    assert.equal((await audits(hook.endpoint.id, 'test_sent')).length, 1);
+    assert.match(
+      (await operator.get(`${base}?env=sandbox&done=replayed`)).body,
+      /sent already: nothing was queued again/,
+    );
+
+    // a page shown again has a new token: a new test
+    const next = tokenOf((await operator.get(`${base}?env=sandbox`)).body);
+    assert.ok(next && next !== token);
+    const second = await operator.post(`${base}/${hook.endpoint.id}/test`, { ...form, actionToken: next });
+    assert.equal(second.headers.location, `${base}?env=sandbox&done=test`);
+    assert.equal((await deliveriesOf(t, hook.endpoint.id)).length, 2);
+
+    // send again, twice at once, then once more while its attempt is pending: queued once, never refused as pending
+    const [first] = await deliveriesOf(t, hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: first!.id, attempt: 1 }), 'succeeded');
+    const shown = (await operator.get(`${base}?env=sandbox`)).body;
+    const resend = tokenOf(shown);
+    assert.ok(resend);
+    assert.match(shown, new RegExp(`deliveries/${first!.id}/redeliver">[^]*?value="${resend}"`));
+    const url = `${base}/deliveries/${first!.id}/redeliver`;
+    const resent = await Promise.all([1, 2].map(() => operator.post(url, { ...form, actionToken: resend })));
+    const pending = await operator.post(url, { ...form, actionToken: resend });
+    assert.deepEqual(
+      [...resent, pending].map((r) => new URLSearchParams(String(r.headers.location).split('?')[1]).get('done')).sort(),
+      ['redelivered', 'replayed', 'replayed'],
+    );
+    assert.deepEqual(await queued(first!.id), [1, 2], 'attempt 2 queued once');
+    assert.equal((await audits(hook.endpoint.id, 'redelivery_requested')).length, 1);
+    // the same form on another delivery of that page is its own action
+    const [, other] = await deliveriesOf(t, hook.endpoint.id);
+    await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', other!.id).execute();
+    const otherSent = await operator.post(`${base}/deliveries/${other!.id}/redeliver`, {
+      ...form,
+      actionToken: resend,
+    });
+    assert.equal(otherSent.headers.location, `${base}?env=sandbox&done=redelivered`);
+
+    // a form without its token (a page shown before it had one): refused, nothing queued
+    for (const path of [`${hook.endpoint.id}/test`, `deliveries/${other!.id}/redeliver`]) {
+      const stale = await operator.post(`${base}/${path}`, { _csrf: csrf, env: 'sandbox' });
+      assert.equal(stale.statusCode, 422);
+      assert.match(stale.body, /the form is stale: open the page again/);
+    }
+    assert.equal((await deliveriesOf(t, hook.endpoint.id)).length, 2);
+    assert.equal((await audits(hook.endpoint.id, 'test_sent')).length, 2);
+    assert.equal((await audits(hook.endpoint.id, 'redelivery_requested')).length, 2);
+  });
+
   test('pause, resume and test an endpoint: each audited under the operator; another partner’s ids are not found', async () => {
     const partner = await createTestPartner(t.db);
     const other = await createTestPartner(t.db);
@@ -186,13 +249,16 @@ describe('operator console — partner webhooks', () => {
     assert.equal((await audits(hook.endpoint.id, 'disabled'))[0]?.actor, actor);
 
     // paused: a test event is refused by the use case, shown on the page
-    const refused = await operator.post(`${base}/${hook.endpoint.id}/test`, { _csrf: csrf });
+    const refused = await operator.post(`${base}/${hook.endpoint.id}/test`, { _csrf: csrf, actionToken: once() });
     assert.equal(refused.statusCode, 409);
     assert.match(refused.body, /is disabled; enable it first/);
 
     assert.equal((await operator.post(`${base}/${hook.endpoint.id}/resume`, { _csrf: csrf })).statusCode, 303);
     assert.equal((await audits(hook.endpoint.id, 'enabled'))[0]?.actor, actor);
-    assert.equal((await operator.post(`${base}/${hook.endpoint.id}/test`, { _csrf: csrf })).statusCode, 303);
+    assert.equal(
+      (await operator.post(`${base}/${hook.endpoint.id}/test`, { _csrf: csrf, actionToken: once() })).statusCode,
+      303,
+    );
     assert.equal((await audits(hook.endpoint.id, 'test_sent'))[0]?.actor, actor);
     const [tested] = await deliveriesOf(t, hook.endpoint.id);
     assert.ok(tested);
@@ -213,12 +279,20 @@ describe('operator console — partner webhooks', () => {
 
     // another partner's endpoint and delivery, through this partner's page: not found, untouched
     for (const path of ['pause', 'test']) {
-      assert.equal((await operator.post(`${base}/${foreign.endpoint.id}/${path}`, { _csrf: csrf })).statusCode, 404);
+      assert.equal(
+        (await operator.post(`${base}/${foreign.endpoint.id}/${path}`, { _csrf: csrf, actionToken: once() }))
+          .statusCode,
+        404,
+      );
     }
     await emit(other);
     const [theirs] = await deliveriesOf(t, foreign.endpoint.id);
     await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', theirs!.id).execute();
-    assert.equal((await operator.post(`${base}/deliveries/${theirs!.id}/redeliver`, { _csrf: csrf })).statusCode, 404);
+    assert.equal(
+      (await operator.post(`${base}/deliveries/${theirs!.id}/redeliver`, { _csrf: csrf, actionToken: once() }))
+        .statusCode,
+      404,
+    );
     const untouched = await t.db
       .selectFrom('audit_log')
       .select('action')

@@ -4,13 +4,13 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
-import type { AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import { pauseFailingEndpoints } from '../../src/webhooks/pause-failing.ts';
 import {
   addEndpoint,
   endpointsHealth,
   getEndpoint,
   listDeliveries,
+  redeliver,
   removeEndpoint,
   setEndpointEnabled,
   updateEndpointSettings,
@@ -26,7 +26,12 @@ import {
   type TestPartner,
 } from '../helper.ts';
 import { Receiver } from './receiver.ts';
-import { attemptsOf as attemptsOfDelivery, deliveriesOf as deliveriesOfEndpoint, emitEvents } from './webhook-rows.ts';
+import {
+  attemptsOf as attemptsOfDelivery,
+  deliveriesOf as deliveriesOfEndpoint,
+  emitCancellations,
+  queuedAttempts as queuedAttemptsOf,
+} from './webhook-rows.ts';
 
 /**
  * Why an endpoint is paused (manual, gone, failing) and since when; a pause while an attempt is being
@@ -68,33 +73,12 @@ async function endpoint(partner: TestPartner) {
   return { ...result, path };
 }
 
-let contractSeq = 1000;
-async function emit(partner: TestPartner, count = 1) {
-  const events: AnyWebhookEventInput[] = Array.from({ length: count }, () => ({
-    partnerId: partner.id,
-    environment: 'sandbox',
-    type: 'contract.cancelled',
-    occurredAt: new Date(),
-    data: {
-      contractNumber: `FD-PAUS-${++contractSeq}`,
-      status: 'cancelled',
-      reason: 'customer_request',
-      cancelledAt: new Date().toISOString(),
-      refund: { amount: 100, currency: 'EUR' },
-    },
-  }));
-  await emitEvents(t, events);
-}
+const emit = (partner: TestPartner, count = 1) => emitCancellations(t, partner, count, 'PAUS');
 
 const deliveriesOf = (endpointId: string) => deliveriesOfEndpoint(t, endpointId);
 const attemptsOf = (deliveryId: string) => attemptsOfDelivery(t, deliveryId);
 
-async function queuedAttempts(deliveryId: string) {
-  const rows = await sql<{ attempt: number }>`
-    SELECT (data->>'attempt')::int AS attempt FROM pgboss.job
-    WHERE name = 'webhooks_deliver' AND data->>'deliveryId' = ${deliveryId} ORDER BY 1`.execute(t.db);
-  return rows.rows.map((r) => Number(r.attempt));
-}
+const queuedAttempts = (deliveryId: string) => queuedAttemptsOf(t, deliveryId);
 
 async function pauseAudits(endpointId: string) {
   return t.db
@@ -257,6 +241,96 @@ describe('a pause while an attempt is being sent', () => {
       },
       'its last attempt failed',
     );
+  });
+});
+
+describe('failing since: the first failed attempt after the latest successful attempt of any delivery, re-sends included', () => {
+  const HOUR = 3600 * 1000;
+  const ago = (ms: number) => new Date(Date.now() - ms);
+  const at = (when: Date) => ({ ...delivery, now: () => when });
+  const since = async (endpointId: string) =>
+    (await endpointsHealth(deps, [endpointId], { failingSince: true })).get(endpointId)!;
+  const ended = (id: string) =>
+    t.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null })
+      .where('id', '=', id)
+      .execute();
+
+  it('a re-sent delivery that succeeded, then failed when sent again: failing since that failure, not since the old ones', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    let status = 500;
+    receiver.answer(hook.path, () => ({ status }));
+    await emit(partner, 2);
+    const [d1, d2] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(at(ago(5 * DAY)), { deliveryId: d1!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(at(ago(4 * DAY)), { deliveryId: d2!.id, attempt: 1 }), 'retry_scheduled');
+    await ended(d1!.id);
+    await ended(d2!.id);
+
+    // the operator sends d1 again: it succeeds (the receiver is back) — the endpoint is not failing
+    status = 204;
+    await redeliver({ ...deps, now: () => ago(3 * DAY) }, operator, d1!.id);
+    assert.equal(await deliverWebhook(at(ago(3 * DAY)), { deliveryId: d1!.id, attempt: 2 }), 'succeeded');
+    // then again, and the receiver is down again: failing since that attempt, its success before it kept
+    status = 500;
+    await redeliver({ ...deps, now: () => ago(2 * HOUR) }, operator, d1!.id);
+    const failedAt = ago(2 * HOUR);
+    assert.equal(await deliverWebhook(at(failedAt), { deliveryId: d1!.id, attempt: 3 }), 'retry_scheduled');
+    const health = await since(hook.endpoint.id);
+    assert.equal(health.failing, true);
+    assert.equal(health.failingSince, (await attemptsOf(d1!.id))[2]!.at.toISOString());
+    assert.equal(health.failingLonger, false);
+  });
+
+  it('a re-sent delivery that succeeded: a later failure of another delivery is the start, the failures before the success are not', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    let status = 500;
+    receiver.answer(hook.path, () => ({ status }));
+    await emit(partner, 2);
+    const [d1, d2] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(at(ago(5 * DAY)), { deliveryId: d1!.id, attempt: 1 }), 'retry_scheduled');
+    // d2 fails before and after d1 is sent again (its retries going on)
+    assert.equal(await deliverWebhook(at(ago(4 * DAY)), { deliveryId: d2!.id, attempt: 1 }), 'retry_scheduled');
+    await ended(d1!.id);
+    status = 204;
+    await redeliver({ ...deps, now: () => ago(3 * HOUR) }, operator, d1!.id);
+    assert.equal(await deliverWebhook(at(ago(3 * HOUR)), { deliveryId: d1!.id, attempt: 2 }), 'succeeded');
+    assert.equal((await since(hook.endpoint.id)).failing, false, 'the re-sent success clears the flag');
+    status = 500;
+    assert.equal(await deliverWebhook(at(ago(1 * HOUR)), { deliveryId: d2!.id, attempt: 2 }), 'retry_scheduled');
+    const health = await since(hook.endpoint.id);
+    assert.equal(health.failing, true);
+    assert.equal(health.failingSince, (await attemptsOf(d2!.id))[1]!.at.toISOString());
+  });
+
+  it('within the day: another delivery fails, a re-sent one succeeds, is sent again (not failing while queued), then fails: failing since that failure', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    let status = 500;
+    receiver.answer(hook.path, () => ({ status }));
+    await emit(partner, 2);
+    const [d1, d2] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(at(ago(8 * HOUR)), { deliveryId: d1!.id, attempt: 1 }), 'retry_scheduled');
+    await ended(d1!.id);
+    // d2 fails before d1's success (its retry pending)
+    assert.equal(await deliverWebhook(at(ago(6 * HOUR)), { deliveryId: d2!.id, attempt: 1 }), 'retry_scheduled');
+    status = 204;
+    await redeliver({ ...deps, now: () => ago(3 * HOUR) }, operator, d1!.id);
+    assert.equal(await deliverWebhook(at(ago(3 * HOUR)), { deliveryId: d1!.id, attempt: 2 }), 'succeeded');
+    // sent again: queued, its success kept — the flag and the date agree, neither says failing
+    await redeliver({ ...deps, now: () => ago(2 * HOUR) }, operator, d1!.id);
+    const queued = await since(hook.endpoint.id);
+    assert.equal(queued.failing, false, 'the success of the delivery sent again still counts');
+    assert.equal(queued.failingSince, null);
+    status = 500;
+    assert.equal(await deliverWebhook(at(ago(1 * HOUR)), { deliveryId: d1!.id, attempt: 3 }), 'retry_scheduled');
+    const health = await since(hook.endpoint.id);
+    assert.equal(health.failing, true);
+    assert.equal(health.failingSince, (await attemptsOf(d1!.id))[2]!.at.toISOString());
+    assert.equal(health.failingLonger, false);
   });
 });
 
