@@ -79,7 +79,7 @@ export function claimsCommands(kit: CommandKit): void {
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
     .option('--partner <slug-or-id>', 'only this partner (its slug or id; an unknown one is refused)')
     .option('--limit <n>', 'at most this many (default 50)')
-    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
+    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed (same filters)')
     .action(
       run(
         async (options: {

@@ -631,6 +631,13 @@ export async function recordSentSepaBatch(
     );
   if (batch.file_path) throw refused();
   const path = join(deps.directory, batchFileName(batch));
+  // a file under the batch's name: `export` compares it with the batch's bytes (records it when it is
+  // the batch's, refuses it otherwise); recording it here unread would make a foreign file the batch's
+  if ((await fs.stat(path).catch(() => undefined)) !== undefined)
+    throw new DomainError(
+      'conflict',
+      `A file is at ${path} already: parasol payouts export ${batch.message_id} records it if it is the batch's, and refuses it otherwise; --already-sent is for a file that is no longer there. Nothing was recorded.`,
+    );
   await deps.db.transaction().execute(async (trx) => {
     if (!(await setSepaBatchFilePathIfNone(trx, batch.id, path, deps.now()))) throw refused();
     await audit(trx, {

@@ -322,6 +322,13 @@ describe('ACH payouts to US accounts', () => {
       .select('message_id')
       .where('id', '=', batchId!)
       .executeTakeFirstOrThrow();
+    // a file under the batch's name (not the batch's): refused, `export` is the command that reads it
+    const foreign = path.join(dir, `${messageId}.ach`);
+    await fs.writeFile(foreign, 'not this batch');
+    const refused = await cli('--json', 'payouts', 'export', messageId, '--already-sent');
+    await fs.rm(foreign);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.err + refused.out, /A file is at .* already: parasol payouts export/);
     const sent = await cli('--json', 'payouts', 'export', messageId, '--already-sent');
     assert.equal(sent.code, 0, sent.err);
     const recordedPath = (JSON.parse(sent.out) as { path: string }).path;
