@@ -203,34 +203,19 @@ export async function settlePayout(
   if (payout.status === 'cancelled') return 'conflict';
   // a bank cannot report a transfer it was never sent: an operator looks, nothing changes
   if (report.sentInFile && !(await payoutInWrittenFile(trx, payout.id))) {
-    await audit(trx, {
-      actor: report.actor,
-      partnerId: payout.partner_id,
-      environment: payout.environment,
-      entity: 'payout',
-      entityId: payout.end_to_end_id,
-      action: 'bank_report_not_sent',
-      at: deps.now(),
-      data: { outcome: report.outcome, status: payout.status },
+    await auditBankReport(trx, deps, report, payout, 'bank_report_not_sent', {
+      outcome: report.outcome,
+      status: payout.status,
     });
     return 'not_sent';
   }
   const reported = comparableAmount(payout, report.amount);
   if (reported && !sameAmount(payout, reported)) {
-    await audit(trx, {
-      actor: report.actor,
-      partnerId: payout.partner_id,
-      environment: payout.environment,
-      entity: 'payout',
-      entityId: payout.end_to_end_id,
-      action: 'bank_report_mismatch',
-      at: deps.now(),
-      data: {
-        reported: { amount: reported.value.slice(0, 40), currency: reported.currency.slice(0, 10) },
-        payout: { amount: toDecimalString(payout.amount, payout.currency), currency: payout.currency },
-        outcome: report.outcome,
-        status: payout.status,
-      },
+    await auditBankReport(trx, deps, report, payout, 'bank_report_mismatch', {
+      reported: { amount: reported.value.slice(0, 40), currency: reported.currency.slice(0, 10) },
+      payout: { amount: toDecimalString(payout.amount, payout.currency), currency: payout.currency },
+      outcome: report.outcome,
+      status: payout.status,
     });
     return 'amount_mismatch';
   }
@@ -278,6 +263,27 @@ export async function settlePayout(
     },
   });
   return outcome;
+}
+
+/** A bank report that changes nothing, audited on its payout with the report's actor. */
+async function auditBankReport(
+  trx: Executor,
+  deps: Pick<SettleDeps, 'now'>,
+  report: { actor: string },
+  payout: ReportedPayout,
+  action: 'bank_report_not_sent' | 'bank_report_mismatch',
+  data: Record<string, unknown>,
+): Promise<void> {
+  await audit(trx, {
+    actor: report.actor,
+    partnerId: payout.partner_id,
+    environment: payout.environment,
+    entity: 'payout',
+    entityId: payout.end_to_end_id,
+    action,
+    at: deps.now(),
+    data,
+  });
 }
 
 type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
