@@ -427,6 +427,27 @@ export async function findOperatorAction(
     .executeTakeFirst();
 }
 
+/**
+ * Whether this token was used already on another partner's endpoint or delivery (through the
+ * delivery each action queued): a token is one partner's, never answered on another's. Read by the
+ * primary key's first column.
+ */
+export async function operatorActionOfOtherPartner(
+  db: Executor,
+  actionToken: string,
+  partnerId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_operator_actions as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select('a.action_token')
+    .where('a.action_token', '=', actionToken)
+    .where('d.partner_id', '<>', partnerId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Records an operator action done, in its transaction (its target's row locked: never twice at once). */
 export async function recordOperatorAction(
   trx: Executor,
