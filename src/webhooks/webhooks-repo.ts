@@ -528,7 +528,9 @@ export async function endpointHealth(
  * in each its first failed attempt after it, one probe of the index of failed attempts on
  * (delivery_id, at) (migration 0086) — a LATERAL … LIMIT 1, so never a hash join reading every failed
  * attempt of the table (which the planner chose for an endpoint failing for weeks: ~0.5 s on 1M
- * attempts). It costs one probe per delivery attempted since the success (or the look-back's start).
+ * attempts). It costs one probe per delivery of the endpoint attempted since the success (or the
+ * look-back's start): a large gain while the endpoint is a small part of the table, little for a very
+ * busy endpoint failing for long, whose deliveries since are most of what there is to read.
  */
 export async function failingSince(
   db: Executor,

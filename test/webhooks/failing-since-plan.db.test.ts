@@ -57,6 +57,10 @@ describe(
     const describeNodes = (nodes: PlanNode[]) =>
       JSON.stringify(nodes.map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']]));
 
+    // This test checks that the index of failed attempts (0086) exists and is used, entered by delivery
+    // and time, with sequential scans and sorts made prohibitive. It does not pin the query's shape: the
+    // previous query (a plain join of the attempts) passes it too once the index exists. The next test
+    // does: with the planner free to choose, the LATERAL … LIMIT 1 leaves it no wholesale join.
     it('reads, per delivery attempted since, its first failed attempt from the index of failed attempts', async () => {
       const nodes = await planNodes(
         database.db,
@@ -80,6 +84,8 @@ describe(
       );
     });
 
+    // The query's shape: its plan as the planner chooses it (sequential scans and sorts allowed), where
+    // the previous query got the hash join reading every failed attempt.
     it('never joins the attempts wholesale, even with sequential scans allowed (the planner’s own choice)', async () => {
       const query = await statementOf(database.db, (db) => failingSince(db, [failing], since));
       const flat = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(flat)];
