@@ -16,6 +16,7 @@ import {
   type WebhookEndpointView,
 } from '../webhooks/index.ts';
 import type { Environment, WebhookDeliveryStatus } from '../platform/db-schema.ts';
+import { ACTION_TOKEN } from '../platform/action-token.ts';
 import { DomainError } from '../platform/errors.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
@@ -66,6 +67,28 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
    */
   const onceOption = (twice: string) =>
     ['--once <token>', `a token of 16 to 64 letters, digits, - or _: the same token twice ${twice}`] as const;
+  /**
+   * The use case refuses a token it will not take as a page's stale form ("open the page again"),
+   * which means nothing on a command line: the CLI says what is wrong with `--once` in its own words
+   * (the console and operator pages keep theirs). A well-formed token refused was used already for
+   * another partner's endpoint or delivery.
+   */
+  const withOnce = async <T>(token: string | undefined, act: () => Promise<T>): Promise<T> => {
+    try {
+      return await act();
+    } catch (error) {
+      const errors = error instanceof DomainError ? error.extra.errors : undefined;
+      if (token === undefined || !(error instanceof DomainError) || !errors?.some((e) => e.field === '/actionToken'))
+        throw error;
+      const message = ACTION_TOKEN.test(token)
+        ? "this token was used for another partner's endpoint; use a new one"
+        : 'must be 16 to 64 letters, digits, - or _';
+      throw new DomainError(error.code, error.detail, {
+        ...error.extra,
+        errors: errors.map((e) => (e.field === '/actionToken' ? { ...e, message } : e)),
+      });
+    }
+  };
   const dateText = (iso: string | null) => (iso ? when(new Date(iso)) : '-');
 
   const webhooks = group(
@@ -203,7 +226,9 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
     .option(...onceOption('sends one test event'))
     .action(
       run(async (id: string, options: { once?: string }) => {
-        const sent = await sendTestEvent(deps(), { actor }, id, { actionToken: options.once });
+        const sent = await withOnce(options.once, () =>
+          sendTestEvent(deps(), { actor }, id, { actionToken: options.once }),
+        );
         return {
           data: sent,
           lines: [
@@ -224,7 +249,9 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
     .option(...onceOption('sends it again once'))
     .action(
       run(async (id: string, options: { once?: string }) => {
-        const sent = await redeliver(deps(), { actor }, id, { actionToken: options.once });
+        const sent = await withOnce(options.once, () =>
+          redeliver(deps(), { actor }, id, { actionToken: options.once }),
+        );
         return {
           data: sent,
           lines: [

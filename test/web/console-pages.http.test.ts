@@ -319,6 +319,19 @@ describe('console and operator pages', () => {
     const mine = { ...borrowed, actionToken: tokenOf(foreign.body)! };
     assert.match((await stranger.post(`/console/webhooks/${ownId}/test`, mine)).body, /Test event queued/);
     assert.equal((await deliveriesTo(ownId)).length, 1);
+    // and "Send again" of the stranger's own delivery (ended, so it could be sent again) with our token
+    const [ended] = await deliveriesTo(ownId);
+    await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', ended!.id).execute();
+    const resent = await stranger.post(`/console/webhooks/deliveries/${ended!.id}/redeliver`, borrowed);
+    assert.equal(resent.statusCode, 422);
+    assert.match(resent.body, /the form is stale: open the page again/);
+    const resends = await t.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('entity_id', '=', ownId)
+      .where('action', '=', 'redelivery_requested')
+      .execute();
+    assert.deepEqual(resends, [], 'not sent again with another partner’s token');
 
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);
