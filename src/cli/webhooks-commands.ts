@@ -16,6 +16,7 @@ import {
   type WebhookEndpointView,
 } from '../webhooks/index.ts';
 import type { Environment, WebhookDeliveryStatus } from '../platform/db-schema.ts';
+import { ACTION_TOKEN } from '../platform/action-token.ts';
 import { DomainError } from '../platform/errors.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
@@ -59,6 +60,35 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
           'querystring:/cursor': '--cursor',
           '/actionToken': '--once',
         }[pointer];
+  /**
+   * `--once <token>` of the two commands that queue a delivery (test, redeliver): the use case's
+   * one-time token (OperatorOnce), as the operator page's; a run retried with the same token does it
+   * once and says so (`replayed`). A token already used on another partner's endpoint is refused.
+   */
+  const onceOption = (twice: string) =>
+    ['--once <token>', `a token of 16 to 64 letters, digits, - or _: the same token twice ${twice}`] as const;
+  /**
+   * The use case refuses a token it will not take as a page's stale form ("open the page again"),
+   * which means nothing on a command line: the CLI says what is wrong with `--once` in its own words
+   * (the console and operator pages keep theirs). A well-formed token refused was used already for
+   * another partner's endpoint or delivery.
+   */
+  const withOnce = async <T>(token: string | undefined, act: () => Promise<T>): Promise<T> => {
+    try {
+      return await act();
+    } catch (error) {
+      const errors = error instanceof DomainError ? error.extra.errors : undefined;
+      if (token === undefined || !(error instanceof DomainError) || !errors?.some((e) => e.field === '/actionToken'))
+        throw error;
+      const message = ACTION_TOKEN.test(token)
+        ? "this token was used for another partner's endpoint; use a new one"
+        : 'must be 16 to 64 letters, digits, - or _';
+      throw new DomainError(error.code, error.detail, {
+        ...error.extra,
+        errors: errors.map((e) => (e.field === '/actionToken' ? { ...e, message } : e)),
+      });
+    }
+  };
   const dateText = (iso: string | null) => (iso ? when(new Date(iso)) : '-');
 
   const webhooks = group(
@@ -190,19 +220,25 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
   leaf(
     webhooks,
     'test <endpoint-id>',
-    'Send a webhook.test event to one endpoint (delivered by the workers)',
+    'Send a webhook.test event to one endpoint (delivered by the workers), as "Send a test event" on the operator webhooks page',
     'parasol webhooks test 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a',
-  ).action(
-    run(async (id: string) => {
-      const sent = await sendTestEvent(deps(), { actor }, id);
-      return {
-        data: sent,
-        lines: [
-          `Queued test event ${sent.eventId} (delivery ${sent.deliveryId}). Follow it with: parasol webhooks deliveries <partner>`,
-        ],
-      };
-    }),
-  );
+  )
+    .option(...onceOption('sends one test event'))
+    .action(
+      run(async (id: string, options: { once?: string }) => {
+        const sent = await withOnce(options.once, () =>
+          sendTestEvent(deps(), { actor }, id, { actionToken: options.once }),
+        );
+        return {
+          data: sent,
+          lines: [
+            sent.replayed
+              ? `Endpoint ${id}: test event ${sent.eventId} sent already with this --once token (delivery ${sent.deliveryId}), nothing queued again.`
+              : `Queued test event ${sent.eventId} (delivery ${sent.deliveryId}). Follow it with: parasol webhooks deliveries <partner>`,
+          ],
+        };
+      }, names),
+    );
 
   leaf(
     webhooks,
@@ -210,10 +246,12 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
     'Send an ended delivery again (same webhook-id), as "Send again" on the operator webhooks page',
     'parasol webhooks redeliver 5d0c6a52-8f0e-4a43-9d4c-1b8f2a7e3c10',
   )
-    .option('--once <token>', 'a token of 16 to 64 letters, digits, - or _: the same token twice sends it again once')
+    .option(...onceOption('sends it again once'))
     .action(
       run(async (id: string, options: { once?: string }) => {
-        const sent = await redeliver(deps(), { actor }, id, { actionToken: options.once });
+        const sent = await withOnce(options.once, () =>
+          redeliver(deps(), { actor }, id, { actionToken: options.once }),
+        );
         return {
           data: sent,
           lines: [

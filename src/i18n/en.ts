@@ -231,6 +231,7 @@ export const en = {
   testSent: 'Test event queued.',
   redeliver: 'Send again',
   redelivered: 'Delivery queued again.',
+  formReplayed: 'This form was sent already: nothing was queued again.',
   failing: 'Failing',
   failingHint: 'deliveries failed in the last 24 hours, and the latest attempt',
   pausedBecause: {

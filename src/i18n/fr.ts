@@ -240,6 +240,7 @@ export const fr = {
   testSent: 'Événement de test mis en file.',
   redeliver: 'Renvoyer',
   redelivered: 'Livraison remise en file.',
+  formReplayed: 'Ce formulaire a déjà été envoyé\u202f: rien n’a été remis en file.',
   failing: 'En échec',
   failingHint: 'livraisons en échec ces dernières 24 heures, dont la dernière tentative',
   pausedBecause: {

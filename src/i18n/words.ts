@@ -258,6 +258,7 @@ export interface Words {
   testSent: string;
   redeliver: string;
   redelivered: string;
+  formReplayed: string;
   failing: string;
   failingHint: string;
   /** An endpoint's pause, by its reason (the API's pausedReason), and since when. */

@@ -675,8 +675,9 @@ export interface WebhookDeliveryAttemptsTable {
 }
 
 /**
- * The operator webhooks page's actions done, by the page's one-time token and their target (migration
- * 0079): a repeated submit finds its row and queues nothing more.
+ * The one-time actions done (test event, send again), by the page's one-time token and their target
+ * (migration 0079): the operator webhooks page's, the partner console's (its rows' actor the partner
+ * user) and the CLI's `--once`. A repeated submit finds its row and queues nothing more.
  */
 export interface WebhookOperatorActionsTable {
   action_token: string;

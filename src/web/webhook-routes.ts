@@ -12,6 +12,7 @@ import {
   setEndpointEnabled,
 } from '../webhooks/index.ts';
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
+import { randomToken } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import { sessionActor } from './sessions.ts';
 import { webhooksPage, type Outcome } from './webhook-views.ts';
@@ -30,7 +31,13 @@ import {
   type WebDeps,
 } from './web-kit.ts';
 
-/** The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the delivery log. */
+/**
+ * The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the
+ * delivery log. "Send a test event" and "Send again", which queue a delivery, are done once per page
+ * shown (its one-time `actionToken`, platform/action-token.ts, as the operator page's): a double click
+ * or a resubmitted form queues one, then says so (`notice: 'replayed'`). The token is the partner's:
+ * one used already on another partner's endpoint is refused as a stale form.
+ */
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const webhooks = webhookDepsOf(deps);
   const environmentOf = (value: unknown): Environment =>
@@ -53,6 +60,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
         webhooks,
         endpoints.map((e) => e.id),
       );
+      // a fresh one-time token per page shown: each of its test and send-again forms is done once
       return webhooksPage(
         contextOf(request, 'console'),
         environment,
@@ -60,6 +68,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
         deliveries.deliveries,
         outcome,
         health,
+        randomToken(24),
       );
     };
 
@@ -99,17 +108,20 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       });
       return { secret: created.secret };
     });
+    const once = (request: FastifyRequest<{ Body: FormBody }>) => ({
+      actionToken: field(request.body, 'actionToken', 100),
+    });
     change('/console/webhooks/:id/test', async (request, environment) => {
-      await sendTestEvent(webhooks, scopeOf(request, environment), request.params.id ?? '');
-      return { notice: 'test' };
+      const sent = await sendTestEvent(webhooks, scopeOf(request, environment), request.params.id ?? '', once(request));
+      return { notice: sent.replayed ? 'replayed' : 'test' };
     });
     change('/console/webhooks/:id/rotate', async (request, environment) => {
       const rotated = await rotateSecret(webhooks, scopeOf(request, environment), request.params.id ?? '');
       return { secret: rotated.secret, previousUntil: rotated.previousSecretValidUntil };
     });
     change('/console/webhooks/deliveries/:id/redeliver', async (request, environment) => {
-      await redeliver(webhooks, scopeOf(request, environment), request.params.id ?? '');
-      return { notice: 'redelivered' };
+      const sent = await redeliver(webhooks, scopeOf(request, environment), request.params.id ?? '', once(request));
+      return { notice: sent.replayed ? 'replayed' : 'redelivered' };
     });
     change('/console/webhooks/:id/pause', async (request, environment) => {
       await setEndpointEnabled(webhooks, scopeOf(request, environment), request.params.id ?? '', false);

@@ -9,12 +9,16 @@ import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { csrfField, formatDate, mayChange, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
-/** The console's webhooks page: endpoints, their forms, the delivery log. */
+/**
+ * The console's webhooks page: endpoints, their forms, the delivery log. Its test and send-again
+ * forms carry the page's one-time `actionToken`: each is done once per page shown.
+ */
 
 export interface Outcome {
   secret?: string;
   previousUntil?: string;
-  notice?: 'test' | 'redelivered';
+  /** `replayed`: a form of this page sent twice, nothing queued the second time. */
+  notice?: 'test' | 'redelivered' | 'replayed';
   problems?: string[];
 }
 
@@ -24,11 +28,14 @@ export function webhooksPage(
   endpoints: WebhookEndpointView[],
   deliveries: DeliveryView[],
   outcome: Outcome,
-  health: Map<string, EndpointHealth> = new Map(),
+  health: Map<string, EndpointHealth>,
+  actionToken: string,
 ): string {
   const w = t(ctx.lang);
   const csrf = csrfField(ctx.session!.csrfToken);
   const env = html`<input type="hidden" name="env" value="${environment}">`;
+  const once = html`<input type="hidden" name="actionToken" value="${actionToken}">`;
+  const notices = { test: w.testSent, redelivered: w.redelivered, replayed: w.formReplayed };
   return page(
     ctx,
     w.webhooksTitle,
@@ -36,7 +43,7 @@ export function webhooksPage(
 <form method="get" action="/console/webhooks" class="row"><div><label for="w-env">${w.environment}</label><select id="w-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
 ${problemList(outcome.problems)}
 ${endpoints.some((e) => e.pausedReason === 'gone' || e.pausedReason === 'failing') ? html`<p class="alert" role="alert" data-paused-by-platform>${w.pausedByPlatform}</p>` : ''}
-${outcome.notice ? html`<p class="notice" role="status">${outcome.notice === 'test' ? w.testSent : w.redelivered}</p>` : ''}
+${outcome.notice ? html`<p class="notice" role="status">${notices[outcome.notice]}</p>` : ''}
 ${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
 ${
   endpoints.length === 0
@@ -50,7 +57,7 @@ ${
 <td class="row">${
             mayChange(ctx, 'webhooks')
               ? html`<form method="post" action="/console/webhooks/${e.id}/${e.enabled ? 'pause' : 'resume'}">${csrf}${env}<button type="submit" class="secondary">${e.enabled ? w.pause : w.resume}</button></form>
-<form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
+<form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}${once}<button type="submit" class="secondary">${w.sendTest}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form>`
               : ''
@@ -76,7 +83,7 @@ ${
         w.deliveries,
         html`<table><thead><tr><th scope="col">${w.at}</th><th scope="col">Event</th><th scope="col">URL</th><th scope="col">${w.status}</th><th scope="col">${w.attempts}</th><th scope="col">HTTP</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${deliveries.map(
           (d) =>
-            html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code class="id">${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td><td>${d.status === 'pending' ? '' : !mayChange(ctx, 'webhooks') ? '' : html`<form method="post" action="/console/webhooks/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`}</td></tr>`,
+            html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code class="id">${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td><td>${d.status === 'pending' ? '' : !mayChange(ctx, 'webhooks') ? '' : html`<form method="post" action="/console/webhooks/deliveries/${d.id}/redeliver">${csrf}${env}${once}<button type="submit" class="secondary">${w.redeliver}</button></form>`}</td></tr>`,
         )}</tbody></table>`,
       )
 }`,

@@ -427,6 +427,27 @@ export async function findOperatorAction(
     .executeTakeFirst();
 }
 
+/**
+ * Whether this token was used already on another partner's endpoint or delivery (through the
+ * delivery each action queued): a token is one partner's, never answered on another's. Read by the
+ * primary key's first column.
+ */
+export async function operatorActionOfOtherPartner(
+  db: Executor,
+  actionToken: string,
+  partnerId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_operator_actions as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select('a.action_token')
+    .where('a.action_token', '=', actionToken)
+    .where('d.partner_id', '<>', partnerId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Records an operator action done, in its transaction (its target's row locked: never twice at once). */
 export async function recordOperatorAction(
   trx: Executor,
@@ -503,9 +524,13 @@ export async function endpointHealth(
  *
  * Per endpoint: its latest success is the first row of one backward scan of the index on
  * (endpoint_id, succeeded_at) (migration 0079) — no attempt read for it. Its first failure after that
- * success is looked for as before this column: among the deliveries attempted after the success and
- * their failed attempts, joined as the planner chooses (on PostgreSQL, for an endpoint failing for
- * long, a hash join that reads the attempts table once).
+ * success: the deliveries attempted after it (the index on (endpoint_id, last_attempt_at), 0068), and
+ * in each its first failed attempt after it, one probe of the index of failed attempts on
+ * (delivery_id, at) (migration 0086) — a LATERAL … LIMIT 1, so never a hash join reading every failed
+ * attempt of the table (which the planner chose for an endpoint failing for weeks: ~0.5 s on 1M
+ * attempts). It costs one probe per delivery of the endpoint attempted since the success (or the
+ * look-back's start): a large gain while the endpoint is a small part of the table, little for a very
+ * busy endpoint failing for long, whose deliveries since are most of what there is to read.
  */
 export async function failingSince(
   db: Executor,
@@ -530,10 +555,13 @@ export async function failingSince(
     ) latest
     CROSS JOIN LATERAL (SELECT latest.found, coalesce(latest.found, ${since}) AS at) ok
     CROSS JOIN LATERAL (
-      SELECT min(a.at) AS since
+      SELECT min(first.at) AS since
       FROM webhook_deliveries d
-      JOIN webhook_delivery_attempts a
-        ON a.delivery_id = d.id AND a.at > ok.at AND a.at >= ${since} AND a.error IS NOT NULL
+      CROSS JOIN LATERAL (
+        SELECT a.at FROM webhook_delivery_attempts a
+        WHERE a.delivery_id = d.id AND a.error IS NOT NULL AND a.at > ok.at AND a.at >= ${since}
+        ORDER BY a.at LIMIT 1
+      ) first
       WHERE d.endpoint_id = e.id AND d.last_attempt_at > ok.at AND d.last_attempt_at >= ${since}
     ) f
     WHERE f.since IS NOT NULL`.execute(db);

@@ -390,6 +390,24 @@ function checkActionToken(once: OperatorOnce): string | undefined {
 }
 
 /**
+ * The action done already under this key, once its target (of `partnerId`) is locked. A token used
+ * already on another partner's endpoint or delivery is refused as a stale form: a page's token is
+ * its partner's only (the partner console's, the operator page of one partner, a CLI `--once`).
+ */
+async function doneBefore(
+  trx: Trx,
+  key: repo.OperatorActionKey | undefined,
+  partnerId: string,
+): Promise<repo.OperatorActionDone | undefined> {
+  if (key === undefined) return undefined;
+  if (await repo.operatorActionOfOtherPartner(trx, key.actionToken, partnerId))
+    throw new DomainError('validation_failed', 'The action is not valid.', {
+      errors: [{ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' }],
+    });
+  return repo.findOperatorAction(trx, key);
+}
+
+/**
  * Sends a `webhook.test` event to this endpoint only (whatever its event types), through the usual
  * delivery. With a one-time token (OperatorOnce) used already on this endpoint: nothing queued, the
  * first test's ids answered with `replayed: true`.
@@ -404,7 +422,7 @@ export async function sendTestEvent(
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     // the endpoint's row is locked: a second submit of the same token waits here, then finds the first
     const key = token === undefined ? undefined : { actionToken: token, action: 'test' as const, targetId: row.id };
-    const done = key && (await repo.findOperatorAction(trx, key));
+    const done = await doneBefore(trx, key, row.partner_id);
     if (done) return { eventId: done.event_id, deliveryId: done.delivery_id, replayed: true as const };
     if (!row.enabled)
       throw new DomainError('webhook_endpoint_disabled', `Webhook endpoint ${row.id} is disabled; enable it first.`);
@@ -572,7 +590,7 @@ export async function redeliver(
     if (!row || row.removed_at) throw missing();
     const key =
       token === undefined ? undefined : { actionToken: token, action: 'redeliver' as const, targetId: row.id };
-    const done = key && (await repo.findOperatorAction(trx, key));
+    const done = await doneBefore(trx, key, row.partner_id);
     if (done) return { deliveryId: row.id, eventId: row.event_id, attempt: done.attempt, replayed: true as const };
     if (!row.enabled)
       throw new DomainError(

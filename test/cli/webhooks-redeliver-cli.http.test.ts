@@ -13,7 +13,7 @@ import { deliveriesOf, emitCancellations, queuedAttempts } from '../webhooks/web
 
 /**
  * `parasol webhooks redeliver <delivery-id>`: the operator page's "Send again" on the command line,
- * through the same use case (redeliver: refusals, audit under the operator, `--once`), run alone and
+ * through the same use case (redeliver: refusals, audit under the operator, `--once`, as `webhooks test`'s), run alone and
  * through the running server's operator socket. Workers off: each attempt is one call of the job.
  */
 
@@ -114,9 +114,48 @@ describe('parasol webhooks redeliver', () => {
     assert.deepEqual(await queued(deliveryId), [...queuedBefore, 2], 'one attempt queued by the two runs');
     assert.equal((await audits(endpointId)).length, 1);
 
+    const other = await attempted(await createTestPartner(t.db), 500);
+    await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', other.deliveryId).execute();
+    const otherBefore = await queued(other.deliveryId);
+    const foreign = await runCliOn(t, ['webhooks', 'redeliver', other.deliveryId, '--once', once]);
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.err, /--once: this token was used for another partner's endpoint; use a new one/);
+    assert.doesNotMatch(foreign.err, /open the page/);
+    assert.deepEqual(await queued(other.deliveryId), otherBefore, 'nothing queued with the other partner’s token');
+
     const bad = await runCliOn(t, ['webhooks', 'redeliver', deliveryId, '--once', 'short']);
     assert.equal(bad.code, 1);
-    assert.match(bad.err, /--once/);
+    assert.match(bad.err, /--once: must be 16 to 64 letters, digits, - or _/);
+  });
+
+  it('test --once: the same token twice queues one test event; a token of another partner is refused', async () => {
+    const partner = await createTestPartner(t.db);
+    const { endpointId } = await attempted(partner, 204);
+    const before = (await deliveriesOf(t, endpointId)).length;
+    const once = 'cli-test-0123456789';
+    const first = await runCliOn(t, ['--json', 'webhooks', 'test', endpointId, '--once', once]);
+    assert.equal(first.code, 0, first.err);
+    const sent = JSON.parse(first.out) as { eventId: string; deliveryId: string };
+    const second = await runCliOn(t, ['webhooks', 'test', endpointId, '--once', once]);
+    assert.equal(second.code, 0, second.err);
+    assert.match(
+      second.out,
+      new RegExp(
+        `test event ${sent.eventId} sent already with this --once token \\(delivery ${sent.deliveryId}\\), nothing queued again`,
+      ),
+    );
+    assert.equal((await deliveriesOf(t, endpointId)).length, before + 1, 'one test event for the two runs');
+
+    const other = await attempted(await createTestPartner(t.db), 204);
+    const foreign = await runCliOn(t, ['webhooks', 'test', other.endpointId, '--once', once]);
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.err, /--once: this token was used for another partner's endpoint; use a new one/);
+    assert.doesNotMatch(foreign.err, /open the page/);
+    assert.equal((await deliveriesOf(t, other.endpointId)).length, 1, 'nothing queued with the other partner’s token');
+
+    const bad = await runCliOn(t, ['webhooks', 'test', endpointId, '--once', 'short']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /--once: must be 16 to 64 letters, digits, - or _/);
   });
 
   it('runs in the server while it holds the database: through the operator socket, audited under the caller', async () => {

@@ -38,6 +38,10 @@ describe('console and operator pages', () => {
   });
   after(() => t.close());
 
+  const tokenOf = (body: string) => /name="actionToken" value="([A-Za-z0-9_-]+)"/.exec(body)?.[1];
+  const deliveriesTo = (endpointId: string) =>
+    t.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpointId).execute();
+
   async function signedInPartner() {
     const partner = await createTestPartner(t.db);
     const email = `${uniqueSlug('console')}@example.com`;
@@ -255,7 +259,7 @@ describe('console and operator pages', () => {
     assert.deepEqual(await consoleClaimRows(stranger, '/console/claims'), [], 'another partner lists no claim');
   });
 
-  test('webhook endpoints: add (secret shown once), test-send, rotate, remove; another partner’s endpoint is 404', async () => {
+  test('webhook endpoints: add (secret shown once), test-send once per page, rotate, remove; another partner’s endpoint is 404, its token refused', async () => {
     const { browser } = await signedInPartner();
     const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
     const added = await browser.post('/console/webhooks', {
@@ -268,10 +272,24 @@ describe('console and operator pages', () => {
     assert.match(added.body, /whsec_[A-Za-z0-9+/=]+/);
     const id = /action="\/console\/webhooks\/([0-9a-f-]{36})\/test"/.exec(added.body)![1]!;
 
-    const tested = await browser.post(`/console/webhooks/${id}/test`, { _csrf: csrf, env: 'sandbox' });
+    // "Send a test event" is done once per page shown: the same form posted twice queues one delivery
+    const token = tokenOf(added.body)!;
+    assert.match(added.body, new RegExp(`action="/console/webhooks/${id}/test">[^]*?name="actionToken"`));
+    const form = { _csrf: csrf, env: 'sandbox', actionToken: token };
+    const tested = await browser.post(`/console/webhooks/${id}/test`, form);
     assert.equal(tested.statusCode, 200);
     assert.match(tested.body, /Test event queued/);
     assert.match(tested.body, /webhook\.test/);
+    assert.notEqual(tokenOf(tested.body), token, 'the page answered carries a fresh token');
+    const again = await browser.post(`/console/webhooks/${id}/test`, form);
+    assert.equal(again.statusCode, 200);
+    assert.match(again.body, /This form was sent already: nothing was queued again/);
+    assert.doesNotMatch(again.body, /Test event queued/);
+    assert.equal((await deliveriesTo(id)).length, 1, 'one delivery for the two posts');
+    const stale = await browser.post(`/console/webhooks/${id}/test`, { _csrf: csrf, env: 'sandbox' });
+    assert.equal(stale.statusCode, 422, 'a form without its token is stale');
+    assert.match(stale.body, /the form is stale: open the page again/);
+    assert.equal((await deliveriesTo(id)).length, 1);
     const rotated = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
     assert.equal(rotated.statusCode, 201);
     assert.match(rotated.body, /whsec_/);
@@ -282,6 +300,38 @@ describe('console and operator pages', () => {
       (await stranger.post(`/console/webhooks/${id}/remove`, { _csrf: strangerCsrf, env: 'sandbox' })).statusCode,
       404,
     );
+    // another partner's token: refused on the stranger's own endpoint, and on ours not found
+    const own = await stranger.post('/console/webhooks', {
+      _csrf: strangerCsrf,
+      env: 'sandbox',
+      url: 'http://127.0.0.1:9/stranger-hooks',
+    });
+    assert.equal(own.statusCode, 201, own.body.slice(0, 500));
+    const ownId = /action="\/console\/webhooks\/([0-9a-f-]{36})\/test"/.exec(own.body)![1]!;
+    const borrowed = { _csrf: strangerCsrf, env: 'sandbox', actionToken: token };
+    const foreign = await stranger.post(`/console/webhooks/${ownId}/test`, borrowed);
+    assert.equal(foreign.statusCode, 422);
+    assert.match(foreign.body, /the form is stale: open the page again/);
+    assert.deepEqual(await deliveriesTo(ownId), [], 'nothing queued with another partner’s token');
+    assert.equal((await stranger.post(`/console/webhooks/${id}/test`, borrowed)).statusCode, 404);
+    assert.equal((await deliveriesTo(id)).length, 1);
+    // with a token of its own page, the stranger's test is queued
+    const mine = { ...borrowed, actionToken: tokenOf(foreign.body)! };
+    assert.match((await stranger.post(`/console/webhooks/${ownId}/test`, mine)).body, /Test event queued/);
+    assert.equal((await deliveriesTo(ownId)).length, 1);
+    // and "Send again" of the stranger's own delivery (ended, so it could be sent again) with our token
+    const [ended] = await deliveriesTo(ownId);
+    await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', ended!.id).execute();
+    const resent = await stranger.post(`/console/webhooks/deliveries/${ended!.id}/redeliver`, borrowed);
+    assert.equal(resent.statusCode, 422);
+    assert.match(resent.body, /the form is stale: open the page again/);
+    const resends = await t.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('entity_id', '=', ownId)
+      .where('action', '=', 'redelivery_requested')
+      .execute();
+    assert.deepEqual(resends, [], 'not sent again with another partner’s token');
 
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);

@@ -175,14 +175,21 @@ describe('webhooks through the API', () => {
     assert.ok(page.body.includes(`/console/webhooks/deliveries/${failed!.id}/redeliver`));
 
     const csrf = csrfOf(page.body)!;
-    const resent = await browser.post(`/console/webhooks/deliveries/${failed!.id}/redeliver`, {
-      _csrf: csrf,
-      env: partner.environment,
-    });
+    const actionToken = /name="actionToken" value="([A-Za-z0-9_-]+)"/.exec(page.body)![1]!;
+    const form = { _csrf: csrf, env: partner.environment, actionToken };
+    const resent = await browser.post(`/console/webhooks/deliveries/${failed!.id}/redeliver`, form);
     assert.equal(resent.statusCode, 200, resent.body.slice(0, 500));
     assert.match(resent.body, /Delivery queued again/);
+    // the same form again (a double click, a resubmit): nothing queued again — not refused as pending either
+    const again = await browser.post(`/console/webhooks/deliveries/${failed!.id}/redeliver`, form);
+    assert.equal(again.statusCode, 200, again.body.slice(0, 500));
+    assert.match(again.body, /This form was sent already: nothing was queued again/);
     await receiver.waitFor(path, 2);
-    await eventually(async () => ((await deliveriesOf(partner, id))[0]?.status === 'succeeded' ? true : undefined));
+    const [done] = await eventually(async () => {
+      const log = await deliveriesOf(partner, id);
+      return log[0]?.status === 'succeeded' ? log : undefined;
+    });
+    assert.equal(done!.attempts, 2, 'sent again once');
     assert.doesNotMatch((await browser.get('/console/webhooks')).body, /data-failing/);
   });
 
