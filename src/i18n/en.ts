@@ -676,6 +676,7 @@ export const en = {
     not_allowed: 'is not allowed',
   },
   fieldErrorAtMost: (amount, currency) => `is out of range: at most ${amount} ${currency}`,
+  fieldErrorAtMostDays: (days) => `is out of range: at most ${days} days, both included`,
   /** English pages show the domain's own detail; other languages show these, by error code. */
   problems: {},
 } satisfies Words;

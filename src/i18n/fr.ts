@@ -695,6 +695,7 @@ export const fr = {
     not_allowed: 'n’est pas permis',
   },
   fieldErrorAtMost: (amount, currency) => `est hors des limites permises\u202f: au plus ${amount}\u00a0${currency}`,
+  fieldErrorAtMostDays: (days) => `est hors des limites permises\u202f: au plus ${days}\u00a0jours, les deux inclus`,
   /** Complete: a French page never shows a domain's English detail. */
   problems: {
     malformed_request: 'La requête est mal formée.',

@@ -653,6 +653,8 @@ export interface Words {
   fieldErrors: Record<FieldErrorCode, string>;
   /** An `out_of_range` amount whose rule names its ceiling (`atMostIn`, web-kit.ts): the ceiling, its currency. */
   fieldErrorAtMost: (amount: string, currency: string) => string;
+  /** An `out_of_range` date range longer than its maximum ("at most N days", an export's `dayRange`): N. */
+  fieldErrorAtMostDays: (days: number) => string;
   /**
    * English pages show the domain's own detail; other languages show these, by error code, and give
    * every code (`satisfies Record<ErrorCode, string>` in their file).

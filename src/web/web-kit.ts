@@ -206,9 +206,10 @@ export function fieldErrorText(e: FieldError, lang: Lang): string {
   if (lang === 'en') return e.message;
   const w = t(lang);
   const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
-  return most
-    ? w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency)
-    : w.fieldErrors[e.code];
+  if (most) return w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency);
+  // a date range longer than an export's maximum ("at most 366 days", the ledger's `dayRange`)
+  const days = e.code === 'out_of_range' ? /\bat most (\d+) days\b/.exec(e.message) : null;
+  return days ? w.fieldErrorAtMostDays(Number(days[1])) : w.fieldErrors[e.code];
 }
 
 /**

@@ -208,5 +208,13 @@ describe('money reports in the consoles', () => {
     );
     assert.equal(claims.statusCode, 200);
     assert.match(claims.body, /^claim_number,contract_number,/);
+
+    // an export is bounded: a leap year's 366 days are read, one day more is refused before any query, naming the maximum
+    const range = (from: string, to: string) =>
+      operator.get(`/admin/reports/export?partner=${partner.slug}&env=sandbox&from=${from}&to=${to}&kind=contracts`);
+    assert.equal((await range('2028-01-01', '2028-12-31')).statusCode, 200);
+    const tooLong = await range('2028-01-01', '2029-01-01');
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(tooLong.body, /at most 366 days/);
   });
 });
