@@ -8,6 +8,7 @@ import {
   inviteUser,
   removeUser,
   resendInvitation,
+  setUserRole,
   usePasswordLink,
   type UserCaller,
   type UserDeps,
@@ -195,3 +196,55 @@ describe(
     });
   },
 );
+
+describe("a caller's right is read again under the users' lock", () => {
+  // the session's role was read when the request began; an admin's change committed since is the one that counts
+  it('a demoted admin does not promote itself back, invite or remove; a removed one changes nothing', async (t) => {
+    const handle = await openTestDatabase();
+    t.after(() => handle.close());
+    const db = handle.db;
+    const deps: UserDeps = { db, jobs, keys, publicUrl: 'https://parasol.test', now: () => new Date() };
+    const partner = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Stale Partner' });
+    const newAdmin = () =>
+      createUser(db, 'operator:test', {
+        partnerId: partner.id,
+        email: `${uniqueSlug('admin')}@example.com`,
+        password: PASSWORD,
+      });
+    const [a, b, c] = [await newAdmin(), await newAdmin(), await newAdmin()];
+    const callerOf = (id: string): UserCaller => ({
+      actor: `user:${id}`,
+      partnerId: partner.id,
+      userId: id,
+      role: 'admin',
+      lang: 'en',
+    });
+    const roleOf = async (id: string) =>
+      (await db.selectFrom('users').select('role').where('id', '=', id).executeTakeFirst())?.role;
+
+    // A demotes B; B's request, begun while B was admin, arrives after
+    await setUserRole(deps, callerOf(a.id), b.id, 'viewer');
+    const stale = callerOf(b.id);
+    await assert.rejects(setUserRole(deps, stale, b.id, 'admin'), isCode('forbidden'));
+    assert.equal(await roleOf(b.id), 'viewer', "A's demotion stands");
+    await assert.rejects(removeUser(deps, stale, c.id), isCode('forbidden'));
+    await assert.rejects(
+      inviteUser(deps, stale, { email: `${uniqueSlug('late')}@example.com`, role: 'admin' }),
+      isCode('forbidden'),
+    );
+    assert.equal(await roleOf(c.id), 'admin');
+
+    // A removes C; C's request arriving after changes nothing
+    await removeUser(deps, callerOf(a.id), c.id);
+    await assert.rejects(setUserRole(deps, callerOf(c.id), a.id, 'viewer'), isCode('forbidden'));
+    assert.equal(await roleOf(a.id), 'admin');
+    const audited = await db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('partner_id', '=', partner.id)
+      .where('entity', '=', 'user')
+      .where('action', 'in', ['role_changed', 'removed', 'invited'])
+      .execute();
+    assert.deepEqual(audited.map((r) => r.action).sort(), ['removed', 'role_changed'], 'only A’s two changes');
+  });
+});
