@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
+import { createApiKey, revokeApiKey } from '../../src/partners/api-keys.ts';
 import { createPartner } from '../../src/partners/partners.ts';
 import * as usersRepo from '../../src/partners/users-repo.ts';
 import {
@@ -175,6 +176,26 @@ describe(
       await held.query('COMMIT');
       const refusal = rejection(await creating);
       assert.ok(isCode('conflict')(refusal), String(refusal));
+    });
+
+    it('two revocations of one API key: one is written and audited, both answer the first time', async (t) => {
+      const { db, caller, held, waiting } = await setup(t);
+      const { key } = await createApiKey(db, 'operator:test', { partnerId: caller.partnerId, environment: 'sandbox' });
+      // the other revocation, its row updated and not yet committed: this one read the key unrevoked
+      await held.query('BEGIN');
+      await held.query(`UPDATE api_keys SET revoked_at = '2026-11-27T10:00:00Z' WHERE id = $1`, [key.id]);
+      const revoking = started(revokeApiKey(db, 'operator:second', caller.partnerId, key.id));
+      await eventually(() => waiting(1));
+      await held.query('COMMIT');
+      assert.deepEqual(value(await revoking).revokedAt, new Date('2026-11-27T10:00:00Z'), 'the first time kept');
+      const audited = await db
+        .selectFrom('audit_log')
+        .select('actor')
+        .where('entity', '=', 'api_key')
+        .where('entity_id', '=', key.id)
+        .where('action', '=', 'revoked')
+        .execute();
+      assert.deepEqual(audited, [], 'no second revocation in the audit trail (the first one is held’s own)');
     });
 
     it("an acceptance while an operator's user of the address commits: address_taken, the link left unused", async (t) => {
