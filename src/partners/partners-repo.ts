@@ -445,6 +445,7 @@ export async function listDocuments(db: Executor, partnerId: string): Promise<Do
   return rows.map(toDocuments);
 }
 
+/** Inserts the next version of the pack: callers lock the partner first (`lockPartnerTerms`), as for a configuration. */
 export async function insertDocuments(
   db: Executor,
   partnerId: string,
