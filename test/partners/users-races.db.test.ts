@@ -198,6 +198,31 @@ describe(
       assert.deepEqual(audited, [], 'no second revocation in the audit trail (the first one is held’s own)');
     });
 
+    // the role re-check is under the users' lock: read before it, B would still be admin and its change written
+    for (const [change, sql] of [
+      ['demotes', `UPDATE users SET role = 'viewer' WHERE id = $1`],
+      ['removes', `DELETE FROM users WHERE id = $1`],
+    ] as const) {
+      it(`an admin ${change} B while B promotes itself: B's change waits for the lock, then is forbidden`, async (t) => {
+        const { db, deps, caller, held, waiting } = await setup(t);
+        const b = await createUser(db, 'operator:test', {
+          partnerId: caller.partnerId,
+          email: `${uniqueSlug('b')}@example.com`,
+          password: PASSWORD,
+        });
+        // B's session read B as an admin; A's change is written and not yet committed
+        await held.query('BEGIN');
+        await held.query(sql, [b.id]);
+        const promoting = started(setUserRole(deps, { ...caller, actor: `user:${b.id}`, userId: b.id }, b.id, 'admin'));
+        await eventually(() => waiting(1));
+        await held.query('COMMIT');
+        const refusal = rejection(await promoting);
+        assert.ok(isCode('forbidden')(refusal), String(refusal));
+        const left = await db.selectFrom('users').select('role').where('id', '=', b.id).executeTakeFirst();
+        assert.deepEqual(left, change === 'demotes' ? { role: 'viewer' } : undefined, "A's change stands");
+      });
+    }
+
     it("an acceptance while an operator's user of the address commits: address_taken, the link left unused", async (t) => {
       const { db, deps, held, waiting, invited } = await setup(t);
       const other = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Other Partner' });
