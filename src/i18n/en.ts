@@ -521,7 +521,8 @@ export const en = {
     premiumBordereau: 'Premium bordereau',
     claimsBordereau: 'Claims bordereau',
     exports: 'Exports over any dates',
-    exportsIntro: 'Contracts (one row per contract and movement) and claims of the period, as CSV.',
+    exportsIntro: (days) =>
+      `Contracts (one row per contract and movement) and claims of the period, as CSV: at most ${days} days per file, both included (a longer period, a year at a time).`,
     from: 'From',
     to: 'To',
     contractsCsv: 'Contracts (CSV)',

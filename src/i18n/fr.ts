@@ -534,7 +534,8 @@ export const fr = {
     premiumBordereau: 'Bordereau de primes',
     claimsBordereau: 'Bordereau de sinistres',
     exports: 'Exports sur une période',
-    exportsIntro: 'Contrats (une ligne par contrat et mouvement) et sinistres de la période, en CSV.',
+    exportsIntro: (days) =>
+      `Contrats (une ligne par contrat et mouvement) et sinistres de la période, en CSV\u202f: au plus ${days}\u00a0jours par fichier, les deux inclus (une période plus longue, une année à la fois).`,
     from: 'Du',
     to: 'Au',
     contractsCsv: 'Contrats (CSV)',

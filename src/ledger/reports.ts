@@ -35,7 +35,7 @@ export function monthPeriod(month: string, field = '/month'): Period {
 /**
  * The longest day range an export covers, both ends included: a year of 366 days (a leap year's, so any
  * calendar year fits). An export is read into memory and sent as one answer; a longer range is refused
- * (docs/DECISIONS.md "Exports are bounded"), the operator exports it a year at a time.
+ * (docs/DECISIONS.md "An export covers at most 366 days"), the operator exports it a year at a time.
  */
 export const MAX_EXPORT_DAYS = 366;
 
