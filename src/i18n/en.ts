@@ -522,7 +522,8 @@ export const en = {
     premiumBordereau: 'Premium bordereau',
     claimsBordereau: 'Claims bordereau',
     exports: 'Exports over any dates',
-    exportsIntro: 'Contracts (one row per contract and movement) and claims of the period, as CSV.',
+    exportsIntro: (days) =>
+      `Contracts (one row per contract and movement) and claims of the period, as CSV: at most ${days} days per file, both included (a longer period, a year at a time).`,
     from: 'From',
     to: 'To',
     contractsCsv: 'Contracts (CSV)',
@@ -677,6 +678,7 @@ export const en = {
     not_allowed: 'is not allowed',
   },
   fieldErrorAtMost: (amount, currency) => `is out of range: at most ${amount} ${currency}`,
+  fieldErrorAtMostDays: (days) => `is out of range: at most ${days} days, both included`,
   /** English pages show the domain's own detail; other languages show these, by error code. */
   problems: {},
 } satisfies Words;

@@ -535,7 +535,8 @@ export const fr = {
     premiumBordereau: 'Bordereau de primes',
     claimsBordereau: 'Bordereau de sinistres',
     exports: 'Exports sur une période',
-    exportsIntro: 'Contrats (une ligne par contrat et mouvement) et sinistres de la période, en CSV.',
+    exportsIntro: (days) =>
+      `Contrats (une ligne par contrat et mouvement) et sinistres de la période, en CSV\u202f: au plus ${days}\u00a0jours par fichier, les deux inclus (une période plus longue, une année à la fois).`,
     from: 'Du',
     to: 'Au',
     contractsCsv: 'Contrats (CSV)',
@@ -696,6 +697,7 @@ export const fr = {
     not_allowed: 'n’est pas permis',
   },
   fieldErrorAtMost: (amount, currency) => `est hors des limites permises\u202f: au plus ${amount}\u00a0${currency}`,
+  fieldErrorAtMostDays: (days) => `est hors des limites permises\u202f: au plus ${days}\u00a0jours, les deux inclus`,
   /** Complete: a French page never shows a domain's English detail. */
   problems: {
     malformed_request: 'La requête est mal formée.',

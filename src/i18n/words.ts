@@ -521,7 +521,8 @@ export interface Words {
     premiumBordereau: string;
     claimsBordereau: string;
     exports: string;
-    exportsIntro: string;
+    /** The exports' introduction, naming their longest range (`MAX_EXPORT_DAYS`, both ends included). */
+    exportsIntro: (days: number) => string;
     from: string;
     to: string;
     contractsCsv: string;
@@ -654,6 +655,8 @@ export interface Words {
   fieldErrors: Record<FieldErrorCode, string>;
   /** An `out_of_range` amount whose rule names its ceiling (`atMostIn`, web-kit.ts): the ceiling, its currency. */
   fieldErrorAtMost: (amount: string, currency: string) => string;
+  /** An export's range longer than its maximum (the ledger's `dayRange` message only, `fieldErrorText`): N. */
+  fieldErrorAtMostDays: (days: number) => string;
   /**
    * English pages show the domain's own detail; other languages show these, by error code, and give
    * every code (`satisfies Record<ErrorCode, string>` in their file).

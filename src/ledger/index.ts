@@ -17,6 +17,7 @@ export {
   STATEMENT_COLUMNS,
   claimsBordereau,
   dayRange,
+  MAX_EXPORT_DAYS,
   monthPeriod,
   partnerStatement,
   premiumBordereau,

@@ -32,7 +32,14 @@ export function monthPeriod(month: string, field = '/month'): Period {
   return { from: new Date(Date.UTC(year, m - 1, 1)), to: new Date(Date.UTC(year, m, 1)) };
 }
 
-/** Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"). */
+/**
+ * The longest day range an export covers, both ends included: a year of 366 days (a leap year's, so any
+ * calendar year fits). An export is read into memory and sent as one answer; a longer range is refused
+ * (docs/DECISIONS.md "An export covers at most 366 days"), the operator exports it a year at a time.
+ */
+export const MAX_EXPORT_DAYS = 366;
+
+/** Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"), at most MAX_EXPORT_DAYS days. */
 export function dayRange(from: string, to: string): Period {
   // a day of the calendar only: JavaScript reads 2026-02-31 as 3 March, which would stretch the period
   // over days nobody asked for — the date must read back as itself
@@ -49,6 +56,12 @@ export function dayRange(from: string, to: string): Period {
     errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
   if (!errors.length && end < start)
     errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before from' });
+  if (!errors.length && (end.getTime() - start.getTime()) / 86_400_000 + 1 > MAX_EXPORT_DAYS)
+    errors.push({
+      field: '/to',
+      code: 'out_of_range',
+      message: `must be at most ${MAX_EXPORT_DAYS} days after from, both included (export a longer range a year at a time)`,
+    });
   if (errors.length) throw new DomainError('validation_failed', 'The date range is not valid.', { errors });
   return { from: start, to: new Date(end.getTime() + 86_400_000) };
 }

@@ -91,7 +91,10 @@ export async function revokeApiKey(db: Db, actor: string, partnerId: string, key
     const before = (await repo.listApiKeys(trx, partnerId)).find((k) => k.id === keyId.toLowerCase());
     if (!before) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
     if (before.revokedAt) return before;
-    const key = (await repo.markApiKeyRevoked(trx, partnerId, before.id))!;
+    const key = await repo.markApiKeyRevoked(trx, partnerId, before.id);
+    // revoked by another transaction since it was read (two operators, the console and the CLI): that
+    // one wrote the revocation and its audit row; this one answers the key as it is, writing nothing
+    if (!key) return (await repo.listApiKeys(trx, partnerId)).find((k) => k.id === before.id)!;
     await audit(trx, {
       actor,
       partnerId,

@@ -95,7 +95,12 @@ export function checkDocuments(input: DocumentSetInput): DocumentSetInput {
   return out;
 }
 
-/** Attaches a new version of the compliance pack to the partner's agreement. */
+/**
+ * Attaches a new version of the compliance pack to the partner's agreement. It takes its turn with
+ * the partner's other terms changes (`lockPartnerTerms`): the next version is numbered after the last
+ * one, so two attachments at once (two operators, the console and the CLI) each get a version of their
+ * own instead of the second breaking the (partner, version) key — a 500.
+ */
 export async function setDocuments(
   db: Db,
   actor: string,
@@ -104,6 +109,7 @@ export async function setDocuments(
 ): Promise<DocumentSet> {
   const checked = checkDocuments(input);
   return db.transaction().execute(async (trx) => {
+    await repo.lockPartnerTerms(trx, partnerId);
     if (!(await repo.findAgreement(trx, partnerId)))
       throw new DomainError('agreement_missing', 'Set the agreement terms before attaching its documents.');
     const documents = await repo.insertDocuments(trx, partnerId, actor, checked);

@@ -374,6 +374,11 @@ export async function listApiKeys(db: Executor, partnerId: string): Promise<ApiK
   return rows.map(toApiKey);
 }
 
+/**
+ * Revokes a key not yet revoked; undefined when there is no such key of the partner, or when it was
+ * revoked already (by a transaction committed since the caller read it: the row is re-checked once
+ * its lock is granted), so only one revocation is ever written and audited.
+ */
 export async function markApiKeyRevoked(
   db: Executor,
   partnerId: string,
@@ -381,9 +386,10 @@ export async function markApiKeyRevoked(
 ): Promise<ApiKeyInfo | undefined> {
   const row = await db
     .updateTable('api_keys')
-    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(new Date())) }))
+    .set({ revoked_at: new Date() })
     .where('partner_id', '=', partnerId)
     .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   return row && toApiKey(row);
@@ -439,6 +445,7 @@ export async function listDocuments(db: Executor, partnerId: string): Promise<Do
   return rows.map(toDocuments);
 }
 
+/** Inserts the next version of the pack: callers lock the partner first (`lockPartnerTerms`), as for a configuration. */
 export async function insertDocuments(
   db: Executor,
   partnerId: string,

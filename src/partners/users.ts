@@ -9,7 +9,7 @@ import type { Job, JobQueue } from '../platform/jobs.ts';
 import type { Lang } from '../platform/language.ts';
 import type { UserRole } from './model.ts';
 import * as repo from './partners-repo.ts';
-import { parseRole, requirePermission } from './roles.ts';
+import { can, parseRole, requirePermission } from './roles.ts';
 import * as users from './users-repo.ts';
 
 /**
@@ -146,6 +146,9 @@ export async function inviteUser(
   if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
   return taken(email, () =>
     transaction(deps.db, async (trx) => {
+      // the caller's right as it stands now, under the users' lock (a demoted or removed admin's
+      // request already under way invites no one)
+      requireCallerUnderLock(await users.lockPartnerUsers(trx, caller.partnerId), caller);
       // only the partner's own users count: whether the address has an account at another partner is
       // none of this partner's business (the invitee learns it from the link, docs/portal.md)
       if (await users.emailTaken(trx, caller.partnerId, email, false))
@@ -191,7 +194,7 @@ export async function resendInvitation(
   const partner = await repo.findPartner(deps.db, caller.partnerId);
   if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
   return transaction(deps.db, async (trx) => {
-    const target = await lockedTarget(trx, caller.partnerId, userId, undefined);
+    const target = await lockedTarget(trx, caller, userId, undefined);
     if (target.activatedAt !== null)
       throw new DomainError('conflict', 'This user has accepted its invitation already: it can reset its password.');
     await users.retireUserTokens(trx, target.id, 'invitation', deps.now());
@@ -242,7 +245,7 @@ export async function setUserRole(deps: Pick<UserDeps, 'db'>, caller: UserCaller
   requirePermission(caller.role, 'users');
   const role = parseRole(rawRole);
   await transaction(deps.db, async (trx) => {
-    const target = await lockedTarget(trx, caller.partnerId, userId, role === 'admin' ? undefined : 'demoted');
+    const target = await lockedTarget(trx, caller, userId, role === 'admin' ? undefined : 'demoted');
     if (target.role === role) return;
     await users.setRole(trx, userId, role);
     await audit(trx, {
@@ -260,7 +263,7 @@ export async function setUserRole(deps: Pick<UserDeps, 'db'>, caller: UserCaller
 export async function removeUser(deps: Pick<UserDeps, 'db'>, caller: UserCaller, userId: string): Promise<void> {
   requirePermission(caller.role, 'users');
   await transaction(deps.db, async (trx) => {
-    const target = await lockedTarget(trx, caller.partnerId, userId, 'removed');
+    const target = await lockedTarget(trx, caller, userId, 'removed');
     await users.deleteUser(trx, userId);
     await audit(trx, {
       actor: caller.actor,
@@ -274,16 +277,30 @@ export async function removeUser(deps: Pick<UserDeps, 'db'>, caller: UserCaller,
 }
 
 /**
- * The user of the partner about to change, under the lock of the partner's users: when it is the
- * last active admin and `losing` says it would stop being one, the change is refused (409).
+ * The caller's role as it stands under the lock of the partner's users: its session's role was read
+ * when the request began, and an admin demoting or removing it meanwhile commits before this lock is
+ * granted — so a caller no longer allowed (demoted, removed) is refused (403) here, rather than
+ * undoing the change that took its right away (a demoted admin promoting itself back at once).
+ */
+function requireCallerUnderLock(all: readonly users.UserRow[], caller: UserCaller): void {
+  const self = all.find((u) => u.id === caller.userId);
+  if (!self || self.activatedAt === null || !can(self.role, 'users'))
+    throw new DomainError('forbidden', `The ${self?.role ?? 'removed'} user may no longer change users.`);
+}
+
+/**
+ * The user of the partner about to change, under the lock of the partner's users, the caller's own
+ * right checked again under it (`requireCallerUnderLock`): when it is the last active admin and
+ * `losing` says it would stop being one, the change is refused (409).
  */
 async function lockedTarget(
   trx: Executor,
-  partnerId: string,
+  caller: UserCaller,
   userId: string,
   losing: 'removed' | 'demoted' | undefined,
 ): Promise<users.UserRow> {
-  const all = await users.lockPartnerUsers(trx, partnerId);
+  const all = await users.lockPartnerUsers(trx, caller.partnerId);
+  requireCallerUnderLock(all, caller);
   const target = all.find((u) => u.id === userId);
   if (!target) throw new DomainError('not_found', 'No such user.');
   const activeAdmins = all.filter((u) => u.role === 'admin' && u.activatedAt !== null);

@@ -1,5 +1,5 @@
 import { label, t } from '../i18n/index.ts';
-import type { Statement } from '../ledger/index.ts';
+import { MAX_EXPORT_DAYS, type Statement } from '../ledger/index.ts';
 import { ENVIRONMENTS, type Environment, type Partner } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -61,7 +61,7 @@ export function reportsPage(
 <button type="submit">${w.show}</button></form>
 ${view.partner || !view.partners ? html`${view.statement ? statementTable(ctx, view.statement) : ''}${downloads}` : ''}
 <h2>${w.exports}</h2>
-<p>${w.exportsIntro}</p>
+<p>${w.exportsIntro(MAX_EXPORT_DAYS)}</p>
 <form method="get" action="${view.base}/export" class="filters">${view.partner && view.partners ? html`<input type="hidden" name="partner" value="${view.partner.slug}">` : ''}<input type="hidden" name="env" value="${view.env}">
 <label>${w.from} <input type="date" name="from" value="${monthStart}" required></label>
 <label>${w.to} <input type="date" name="to" value="${view.today}" required></label>

@@ -206,9 +206,12 @@ export function fieldErrorText(e: FieldError, lang: Lang): string {
   if (lang === 'en') return e.message;
   const w = t(lang);
   const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
-  return most
-    ? w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency)
-    : w.fieldErrors[e.code];
+  if (most) return w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency);
+  // an export's range longer than its maximum, in the ledger's `dayRange` own words only: other "at most
+  // N days" rules count otherwise (the claims list's allows N days after the first, N + 1 both included)
+  const days =
+    e.code === 'out_of_range' ? /^must be at most (\d+) days after from, both included\b/.exec(e.message) : null;
+  return days ? w.fieldErrorAtMostDays(Number(days[1])) : w.fieldErrors[e.code];
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   CLAIM_COLUMNS,
   dayRange,
   evidenceSummary,
+  MAX_EXPORT_DAYS,
   monthPeriod,
   PREMIUM_COLUMNS,
   STATEMENT_COLUMNS,
@@ -42,6 +43,26 @@ describe('ledger reports: periods and CSV', () => {
     assert.throws(() => dayRange('2026-02-01', '2026-02-31'), DomainError);
     assert.throws(() => dayRange('2026-02-30', '2026-03-31'), DomainError);
     assert.deepEqual(dayRange('2028-02-29', '2028-02-29').to, new Date('2028-03-01T00:00:00Z'));
+  });
+
+  it('a date range is at most MAX_EXPORT_DAYS days, both included: a leap year fits, one day more is refused', () => {
+    assert.equal(MAX_EXPORT_DAYS, 366);
+    // 2028 is a leap year: its 366 days are the longest range accepted
+    assert.deepEqual(dayRange('2028-01-01', '2028-12-31'), {
+      from: new Date('2028-01-01T00:00:00Z'),
+      to: new Date('2029-01-01T00:00:00Z'),
+    });
+    assert.throws(
+      () => dayRange('2028-01-01', '2029-01-01'),
+      (e: unknown) =>
+        e instanceof DomainError &&
+        e.code === 'validation_failed' &&
+        e.extra.errors?.length === 1 &&
+        e.extra.errors[0]!.field === '/to' &&
+        e.extra.errors[0]!.code === 'out_of_range' &&
+        e.extra.errors[0]!.message.includes('at most 366 days'),
+    );
+    assert.throws(() => dayRange('2020-01-01', '2026-11-30'), DomainError);
   });
 
   it('CSV: exact decimals in the row currency, signed; quoting; no formula injection in text', () => {

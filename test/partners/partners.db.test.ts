@@ -4,6 +4,7 @@ import { createApiKey, KEY_PREFIXES, revokeApiKey } from '../../src/partners/api
 import { sql } from 'kysely';
 import { amendAgreement, type AmendmentInput } from '../../src/partners/amendments.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
+import { setDocuments } from '../../src/partners/documents.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
 import { createPartner, setAgreement, signAgreement } from '../../src/partners/partners.ts';
 import { DEMO_DOCUMENTS, DEMO_PARTNER, seedDemo } from '../../src/partners/seed.ts';
@@ -71,6 +72,23 @@ describe('partners, agreements, configuration, keys', () => {
         currency: saved.currency,
       });
       assert.match(data.currency, /^[A-Z]{3}$/, 'the amounts audited with their currency');
+    });
+
+    it('documents: concurrent attachments each get a version of their own, none a 500', async () => {
+      // two operators attaching a pack at once: on PostgreSQL both read the same last version and the
+      // second insert broke the (partner, version) key
+      const p = await createTestPartner(handle.db);
+      const v1 = (await repo.findDocuments(handle.db, p.id))?.version ?? 0;
+      const saved = await Promise.all(
+        ['IPID-A', 'IPID-B', 'IPID-C', 'IPID-D'].map((version) =>
+          setDocuments(handle.db, actor, p.id, { ...DEMO_DOCUMENTS, ipid: { ...DEMO_DOCUMENTS.ipid, version } }),
+        ),
+      );
+      assert.deepEqual(
+        saved.map((s) => s.version).sort((a, b) => a - b),
+        [1, 2, 3, 4].map((n) => v1 + n),
+      );
+      assert.equal((await repo.listDocuments(handle.db, p.id)).length, v1 + 4);
     });
 
     it('takes concurrent saves one after the other: each a version of its own, none refused', async () => {

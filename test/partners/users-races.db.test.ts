@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
+import { createApiKey, revokeApiKey } from '../../src/partners/api-keys.ts';
 import { createPartner } from '../../src/partners/partners.ts';
 import * as usersRepo from '../../src/partners/users-repo.ts';
 import {
@@ -8,6 +9,7 @@ import {
   inviteUser,
   removeUser,
   resendInvitation,
+  setUserRole,
   usePasswordLink,
   type UserCaller,
   type UserDeps,
@@ -176,6 +178,51 @@ describe(
       assert.ok(isCode('conflict')(refusal), String(refusal));
     });
 
+    it('two revocations of one API key: one is written and audited, both answer the first time', async (t) => {
+      const { db, caller, held, waiting } = await setup(t);
+      const { key } = await createApiKey(db, 'operator:test', { partnerId: caller.partnerId, environment: 'sandbox' });
+      // the other revocation, its row updated and not yet committed: this one read the key unrevoked
+      await held.query('BEGIN');
+      await held.query(`UPDATE api_keys SET revoked_at = '2026-11-27T10:00:00Z' WHERE id = $1`, [key.id]);
+      const revoking = started(revokeApiKey(db, 'operator:second', caller.partnerId, key.id));
+      await eventually(() => waiting(1));
+      await held.query('COMMIT');
+      assert.deepEqual(value(await revoking).revokedAt, new Date('2026-11-27T10:00:00Z'), 'the first time kept');
+      const audited = await db
+        .selectFrom('audit_log')
+        .select('actor')
+        .where('entity', '=', 'api_key')
+        .where('entity_id', '=', key.id)
+        .where('action', '=', 'revoked')
+        .execute();
+      assert.deepEqual(audited, [], 'no second revocation in the audit trail (the first one is held’s own)');
+    });
+
+    // the role re-check is under the users' lock: read before it, B would still be admin and its change written
+    for (const [change, sql] of [
+      ['demotes', `UPDATE users SET role = 'viewer' WHERE id = $1`],
+      ['removes', `DELETE FROM users WHERE id = $1`],
+    ] as const) {
+      it(`an admin ${change} B while B promotes itself: B's change waits for the lock, then is forbidden`, async (t) => {
+        const { db, deps, caller, held, waiting } = await setup(t);
+        const b = await createUser(db, 'operator:test', {
+          partnerId: caller.partnerId,
+          email: `${uniqueSlug('b')}@example.com`,
+          password: PASSWORD,
+        });
+        // B's session read B as an admin; A's change is written and not yet committed
+        await held.query('BEGIN');
+        await held.query(sql, [b.id]);
+        const promoting = started(setUserRole(deps, { ...caller, actor: `user:${b.id}`, userId: b.id }, b.id, 'admin'));
+        await eventually(() => waiting(1));
+        await held.query('COMMIT');
+        const refusal = rejection(await promoting);
+        assert.ok(isCode('forbidden')(refusal), String(refusal));
+        const left = await db.selectFrom('users').select('role').where('id', '=', b.id).executeTakeFirst();
+        assert.deepEqual(left, change === 'demotes' ? { role: 'viewer' } : undefined, "A's change stands");
+      });
+    }
+
     it("an acceptance while an operator's user of the address commits: address_taken, the link left unused", async (t) => {
       const { db, deps, held, waiting, invited } = await setup(t);
       const other = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Other Partner' });
@@ -195,3 +242,55 @@ describe(
     });
   },
 );
+
+describe("a caller's right is read again under the users' lock", () => {
+  // the session's role was read when the request began; an admin's change committed since is the one that counts
+  it('a demoted admin does not promote itself back, invite or remove; a removed one changes nothing', async (t) => {
+    const handle = await openTestDatabase();
+    t.after(() => handle.close());
+    const db = handle.db;
+    const deps: UserDeps = { db, jobs, keys, publicUrl: 'https://parasol.test', now: () => new Date() };
+    const partner = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Stale Partner' });
+    const newAdmin = () =>
+      createUser(db, 'operator:test', {
+        partnerId: partner.id,
+        email: `${uniqueSlug('admin')}@example.com`,
+        password: PASSWORD,
+      });
+    const [a, b, c] = [await newAdmin(), await newAdmin(), await newAdmin()];
+    const callerOf = (id: string): UserCaller => ({
+      actor: `user:${id}`,
+      partnerId: partner.id,
+      userId: id,
+      role: 'admin',
+      lang: 'en',
+    });
+    const roleOf = async (id: string) =>
+      (await db.selectFrom('users').select('role').where('id', '=', id).executeTakeFirst())?.role;
+
+    // A demotes B; B's request, begun while B was admin, arrives after
+    await setUserRole(deps, callerOf(a.id), b.id, 'viewer');
+    const stale = callerOf(b.id);
+    await assert.rejects(setUserRole(deps, stale, b.id, 'admin'), isCode('forbidden'));
+    assert.equal(await roleOf(b.id), 'viewer', "A's demotion stands");
+    await assert.rejects(removeUser(deps, stale, c.id), isCode('forbidden'));
+    await assert.rejects(
+      inviteUser(deps, stale, { email: `${uniqueSlug('late')}@example.com`, role: 'admin' }),
+      isCode('forbidden'),
+    );
+    assert.equal(await roleOf(c.id), 'admin');
+
+    // A removes C; C's request arriving after changes nothing
+    await removeUser(deps, callerOf(a.id), c.id);
+    await assert.rejects(setUserRole(deps, callerOf(c.id), a.id, 'viewer'), isCode('forbidden'));
+    assert.equal(await roleOf(a.id), 'admin');
+    const audited = await db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('partner_id', '=', partner.id)
+      .where('entity', '=', 'user')
+      .where('action', 'in', ['role_changed', 'removed', 'invited'])
+      .execute();
+    assert.deepEqual(audited.map((r) => r.action).sort(), ['removed', 'role_changed'], 'only A’s two changes');
+  });
+});

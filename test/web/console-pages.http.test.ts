@@ -537,6 +537,11 @@ describe('console and operator pages', () => {
     assert.equal(wrongRange.statusCode, 422);
     assert.match(wrongRange.body, /toDate\u202f: est hors des limites permises/);
     assert.doesNotMatch(wrongRange.body, /must be on or after/);
+    // a range past the claims list's maximum (367 days both included): out of range, not the export's count
+    const tooLong = await browser.get('/console/claims?from=2026-01-01&to=2027-01-03');
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(tooLong.body, /toDate\u202f: est hors des limites permises/);
+    assert.doesNotMatch(tooLong.body, /les deux inclus|at most/);
     const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);

@@ -174,6 +174,7 @@ describe('money reports in the consoles', () => {
     const page = await operator.get(`/admin/reports?partner=${partner.slug}&env=sandbox&month=${month()}`);
     assert.equal(page.statusCode, 200);
     assert.ok(page.body.includes('Premium bordereau'));
+    assert.ok(page.body.includes('at most 366 days per file, both included'), 'the export form states its limit');
 
     const q = `partner=${partner.slug}&env=sandbox&month=${month()}`;
     const premium = await operator.get(`/admin/reports/download?${q}&report=premium&format=csv`);
@@ -208,5 +209,21 @@ describe('money reports in the consoles', () => {
     );
     assert.equal(claims.statusCode, 200);
     assert.match(claims.body, /^claim_number,contract_number,/);
+
+    // an export is bounded: a leap year's 366 days are read, one day more is refused before any row is read, naming the maximum
+    const range = (from: string, to: string) =>
+      operator.get(`/admin/reports/export?partner=${partner.slug}&env=sandbox&from=${from}&to=${to}&kind=contracts`);
+    assert.equal((await range('2028-01-01', '2028-12-31')).statusCode, 200);
+    const tooLong = await range('2028-01-01', '2029-01-01');
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(tooLong.body, /at most 366 days/);
+
+    // in French, the form states the limit and the refusal names it
+    await operator.get('/lang/fr?next=/admin/reports');
+    const fr = await operator.get(`/admin/reports?partner=${partner.slug}&env=sandbox&month=${month()}`);
+    assert.ok(fr.body.includes('au plus 366\u00a0jours par fichier, les deux inclus'), 'the French form states it');
+    const tooLongFr = await range('2028-01-01', '2029-01-01');
+    assert.equal(tooLongFr.statusCode, 422);
+    assert.ok(tooLongFr.body.includes('au plus 366\u00a0jours, les deux inclus'), 'the French refusal names it');
   });
 });
