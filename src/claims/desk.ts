@@ -285,13 +285,28 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
  * contract; the messages written from then on go to it. The audit row says the phone changed and
  * why, never the number. Refused once the claim is settled (paid, expired: nothing more is sent).
  */
+/**
+ * The longest phone the desk reads, as typed (separators included: "+33 6 12 34 56 78"): an E.164 number
+ * is at most 16 characters; a longer paste is refused `too_long`, never cut to a number it does not hold.
+ */
+export const PHONE_TYPED_MAX = 40;
+
 export async function correctClaimPhone(
   deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
-  const written = input.phone.trim().replace(/[\s.()-]/g, '');
+  const typed = input.phone.trim();
+  const written = typed.replace(/[\s.()-]/g, '');
+  // too long as typed: refused as such, never cut to a shorter number (or read without its separators)
   // the same rule as at subscription: a valid E.164 number the SMS can reach (not a landline…)
-  const phoneError = customerPhoneError(written, '/phone');
+  const phoneError =
+    typed.length > PHONE_TYPED_MAX
+      ? ({
+          field: '/phone',
+          code: 'too_long',
+          message: `must be at most ${PHONE_TYPED_MAX} characters as typed (a number in E.164 format, e.g. +33612345678); ${typed.length} given`,
+        } as const)
+      : customerPhoneError(written, '/phone');
   const checked = checkDeskAction(input, [phoneError]);
   if (phoneError) throw customerPhoneRefusal(phoneError);
   return deps.db.transaction().execute(async (trx) => {
