@@ -36,7 +36,7 @@ export interface FormValues {
 /** Field name → message, shown next to the field. */
 export type FormErrors = Record<string, string>;
 
-/** The longest amount the form reads, in characters (its inputs' maxlength): `MAJOR_AMOUNT_MAX_LENGTH`. */
+/** The longest amount the form reads, in characters (longer: refused, never cut): `MAJOR_AMOUNT_MAX_LENGTH`. */
 export const AMOUNT_MAX_LENGTH = MAJOR_AMOUNT_MAX_LENGTH;
 
 export function valuesFrom(body: FormBody | undefined): FormValues {

@@ -220,7 +220,10 @@ export function fieldErrorText(e: FieldError, lang: Lang, labels: FieldLabels = 
     // the camelCase names only (`fromDate`, `compensationMin`): `email` or `url` are also English words
     return Object.entries(labels)
       .filter(([name]) => /^[a-z]+[A-Z][A-Za-z]*$/.test(name))
-      .reduce((message, [name, text]) => message.replace(new RegExp(`\\b${name}\\b`, 'g'), `“${text}”`), e.message);
+      .reduce(
+        (message, [name, text]) => message.replace(new RegExp(`\\b${name}\\b`, 'g'), () => `“${text}”`),
+        e.message,
+      );
   const w = t(lang);
   const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
   return most

@@ -217,6 +217,14 @@ describe('the claim desk', () => {
       /must be at most 40 characters as typed \(a number in E\.164 format, e\.g\. \+33612345678\); 60 given/,
     );
     assert.doesNotMatch(tooLong.body, /id="desk-phone-number"[^>]*maxlength=/, 'nor cut by the browser: no maxlength');
+    // a reason is read whole, its length checked before it is masked (the masks are slow on 16,000 letters)
+    const longReason = await act(claimNumber, 'review', {
+      ...(await desk(claimNumber)).form,
+      reason: 'a'.repeat(16_000),
+    });
+    assert.equal(longReason.statusCode, 422);
+    assert.match(longReason.body, /must be at most 500 characters/);
+    assert.equal((await auditOf(claimNumber, 'manual_review_started')).length, 0, 'nothing done');
     assert.equal((await auditOf(claimNumber, 'phone_corrected')).length, 0, 'nothing changed');
 
     const phone = '+33698765432';

@@ -465,7 +465,7 @@ describe('console and operator pages', () => {
     );
     assert.match(
       refused.body,
-      /id="f-tier_minutes_2-error">This tier has a compensation but no minutes: enter its delay in minutes, or clear its amount\.</,
+      /id="f-tier_minutes_2-error">This tier has a compensation amount but no minutes: enter its delay in minutes, or clear its amount\.</,
     );
     assert.match(refused.body, /id="f-tier_minutes_1" name="tier_minutes_1" value="180"/);
     assert.match(refused.body, /id="f-tier_amount_2" name="tier_amount_2" value="80"/);

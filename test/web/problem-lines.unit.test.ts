@@ -124,4 +124,11 @@ describe('a form names each field by its label, never the API’s name', () => {
   test('without labels, as before: the API’s names', () => {
     assert.equal(problemLines(error, 'en')[0], 'toDate: must be on or after fromDate');
   });
+
+  test('a label is put in as written: no `$&` or `$1` patterns expanded', () => {
+    assert.equal(
+      problemLines(error, 'en', { ...labels, fromDate: 'From $& ($1, $$)' })[0],
+      'Opened until: must be on or after “From $& ($1, $$)”',
+    );
+  });
 });
