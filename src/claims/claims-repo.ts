@@ -854,8 +854,16 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
 // ---------------------------------------------------------------------------------------------
 // contract completion (claims/contract-completion.ts)
 
-/** Completes, with their audit rows dated `at`, the active contracts among these whose every insured leg is over; answers their ids. */
-export async function completeContractsOver(db: Executor, contractIds: readonly string[], at: Date): Promise<string[]> {
+/**
+ * Completes, with their audit rows dated `at` and naming `actor` (`system`, or the operator whose command did it),
+ * the active contracts among these whose every insured leg is over; answers their ids.
+ */
+export async function completeContractsOver(
+  db: Executor,
+  contractIds: readonly string[],
+  at: Date,
+  actor = 'system',
+): Promise<string[]> {
   const result = await sql<{ id: string }>`
     WITH completed AS (
       UPDATE contracts c SET status = 'completed'
@@ -863,7 +871,7 @@ export async function completeContractsOver(db: Executor, contractIds: readonly 
       RETURNING c.id, c.contract_number, c.partner_id, c.environment
     ), audited AS (
       INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, at)
-      SELECT 'system', partner_id, environment, 'contract', contract_number, 'completed', ${at}::timestamptz FROM completed
+      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'completed', ${at}::timestamptz FROM completed
     )
     SELECT id FROM completed`.execute(db);
   return result.rows.map((r) => r.id);

@@ -35,10 +35,17 @@ export type DeskOutcome = { claimNumber: string; outcome: 'done' | 'replayed' };
 
 export const REASON_MIN = 3;
 export const REASON_MAX = 500;
+/**
+ * The longest reason read at all, as typed: past it, refused `too_long` before it is masked (the masks'
+ * patterns are slow on a long text, and a form's body may be 16 KiB). Generous: a reason within 500
+ * characters once masked may be longer as typed (an account quoted spaced, masked shorter).
+ */
+export const REASON_TYPED_MAX = 4 * REASON_MAX;
 
 /**
- * The reason and the token, checked before anything is read: the reason's length as it will be kept,
- * masked (`maskDeskReason`: a masked email or account can be longer than what it replaces). Answers
+ * The reason and the token, checked before anything is read: the reason's length as typed (at most
+ * `REASON_TYPED_MAX`, before any mask), then as it will be kept, masked (`maskDeskReason`: a masked
+ * email or account can be longer than what it replaces). Answers
  * the action with its reason as typed (spaces collapsed): `beginDeskAction` masks it, with the claim's
  * own account first. `others`: what is wrong with the action's other fields (its phone, its cause…),
  * told in the same 422 when the reason or the token is wrong too — a form with two faults says both
@@ -47,7 +54,8 @@ export const REASON_MAX = 500;
 export function checkDeskAction(action: DeskAction, others: readonly (FieldError | undefined)[] = []): DeskAction {
   const errors: FieldError[] = [];
   const reason = action.reason.trim().replace(/\s+/g, ' ');
-  const reasonError = checkReason(maskDeskReason(reason, {}));
+  // its length as typed first: a text too long to be a reason is never masked
+  const reasonError = reasonTooLong(reason) ?? checkReason(maskDeskReason(reason, {}));
   if (reasonError) errors.push(reasonError);
   const tokenError = actionTokenError(action.actionToken);
   if (tokenError) errors.push(tokenError);
@@ -56,6 +64,12 @@ export function checkDeskAction(action: DeskAction, others: readonly (FieldError
       errors: [...errors, ...others.filter((e): e is FieldError => e !== undefined)],
     });
   return { ...action, reason, claimNumber: action.claimNumber.trim().toUpperCase() };
+}
+
+/** A reason longer as typed than any reason kept (`REASON_TYPED_MAX`): refused before it is masked. */
+function reasonTooLong(typed: string): FieldError | undefined {
+  if (typed.length <= REASON_TYPED_MAX) return undefined;
+  return { field: '/reason', code: 'too_long', message: `must be at most ${REASON_MAX} characters` };
 }
 
 /** The length of a reason as kept (masked): 3 to 500 characters. */
@@ -101,6 +115,8 @@ export async function beginDeskAction(
 ): Promise<{ claim: repo.DeskClaimRow; replayed: boolean; action: DeskAction }> {
   const claim = await repo.findClaimForDesk(trx, checked.claimNumber, true);
   if (!claim) throw new DomainError('claim_not_found', `No claim ${checked.claimNumber}.`);
+  const tooLong = reasonTooLong(checked.reason);
+  if (tooLong) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [tooLong] });
   const reason = maskDeskReason(checked.reason, await claimOwnAccount(trx, keys, claim.id));
   const reasonError = checkReason(reason);
   if (reasonError) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [reasonError] });
@@ -280,6 +296,12 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
 }
 
 /**
+ * The longest phone the desk reads, as typed (separators included: "+33 6 12 34 56 78"): an E.164 number
+ * is at most 16 characters; a longer paste is refused `too_long`, never cut to a number it does not hold.
+ */
+export const PHONE_TYPED_MAX = 40;
+
+/**
  * Correct the phone number: checked like at subscription (E.164, a valid number, one that can receive
  * an SMS: 422 phone_not_mobile for a landline…), sealed on the
  * contract; the messages written from then on go to it. The audit row says the phone changed and
@@ -289,9 +311,18 @@ export async function correctClaimPhone(
   deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
-  const written = input.phone.trim().replace(/[\s.()-]/g, '');
+  const typed = input.phone.trim();
+  const written = typed.replace(/[\s.()-]/g, '');
+  // too long as typed: refused as such, never cut to a shorter number (or read without its separators)
   // the same rule as at subscription: a valid E.164 number the SMS can reach (not a landline…)
-  const phoneError = customerPhoneError(written, '/phone');
+  const phoneError =
+    typed.length > PHONE_TYPED_MAX
+      ? ({
+          field: '/phone',
+          code: 'too_long',
+          message: `must be at most ${PHONE_TYPED_MAX} characters as typed (a number in E.164 format, e.g. +33612345678); ${typed.length} given`,
+        } as const)
+      : customerPhoneError(written, '/phone');
   const checked = checkDeskAction(input, [phoneError]);
   if (phoneError) throw customerPhoneRefusal(phoneError);
   return deps.db.transaction().execute(async (trx) => {

@@ -22,8 +22,12 @@ import { completeFinishedContracts, completeSettledContracts } from './contract-
  *
  * With it, the sweep of the contracts a crash left uncompleted (`completeFinishedContracts`). The
  * same job (and `parasol claims expire`) then runs `requeueNeverNotified`.
+ *
+ * `actor`: who the audit rows name — `system` for the scheduled job (the default), the operator for
+ * `parasol claims expire` (`operator:<name>`, as every other command they run).
  */
-export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Date }): Promise<number> {
+export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Date; actor?: string }): Promise<number> {
+  const actor = deps.actor ?? 'system';
   let total = 0;
   for (;;) {
     const expired = await deps.db.transaction().execute(async (trx) => {
@@ -40,7 +44,7 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
       await auditAll(
         trx,
         claims.map((c) => ({
-          actor: 'system',
+          actor,
           partnerId: c.partnerId,
           environment: c.environment,
           entity: 'claim',
@@ -56,9 +60,9 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
         claims.map((c) => ({ claimId: c.id, kind: 'expired' as const })),
         { trx },
       );
-      await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))], now);
+      await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))], now, actor);
       await audit(trx, {
-        actor: 'system',
+        actor,
         entity: 'claims',
         entityId: 'expiry',
         action: 'claims_expired',
@@ -70,7 +74,7 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
     total += expired.length;
     if (expired.length === 0) break;
   }
-  await completeFinishedContracts(deps.db, deps.now());
+  await completeFinishedContracts(deps.db, deps.now(), undefined, actor);
   return total;
 }
 
@@ -104,12 +108,15 @@ export interface NeverNotifiedSweep {
  * `claim_notification_abandoned` row (with the re-queues made and why), never queued again; it stays
  * `opened` (`parasol claims list --status opened`). The job sends the message once whoever runs it
  * (the claim row locked, its status checked). Answers what was done; the caller logs it at warn.
+ * `actor`: as `expireClaims` (`system` for the job, the operator for `parasol claims expire`).
  */
 export async function requeueNeverNotified(deps: {
   db: Db;
   jobs: JobQueue;
   now: () => Date;
+  actor?: string;
 }): Promise<NeverNotifiedSweep> {
+  const actor = deps.actor ?? 'system';
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.now();
     const before = new Date(now.getTime() - NEVER_NOTIFIED_AFTER_MS);
@@ -120,7 +127,7 @@ export async function requeueNeverNotified(deps: {
     const abandon = claims.filter((c) => !requeue.includes(c));
     await auditAll(trx, [
       ...requeue.map((c) => ({
-        actor: 'system',
+        actor,
         partnerId: c.partnerId,
         environment: c.environment,
         entity: 'claim',
@@ -130,7 +137,7 @@ export async function requeueNeverNotified(deps: {
         data: { requeue: c.requeues + 1, of: MAX_NOTIFICATION_REQUEUES },
       })),
       ...abandon.map((c) => ({
-        actor: 'system',
+        actor,
         partnerId: c.partnerId,
         environment: c.environment,
         entity: 'claim',

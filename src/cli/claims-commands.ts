@@ -144,8 +144,9 @@ export function claimsCommands(kit: CommandKit): void {
     run(async () => {
       const { jobs } = services();
       const now = () => new Date();
-      const expired = await expireClaims({ db, jobs, now });
-      const { requeued, abandoned } = await requeueNeverNotified({ db, jobs, now });
+      // audited as the operator who ran it (the scheduled job's rows say `system`)
+      const expired = await expireClaims({ db, jobs, now, actor });
+      const { requeued, abandoned } = await requeueNeverNotified({ db, jobs, now, actor });
       const lines = [expired ? `Expired ${expired} claim(s).` : 'No claim is overdue.'];
       if (requeued) lines.push(`Queued again the first message of ${requeued} claim(s) never notified.`);
       if (abandoned.length)

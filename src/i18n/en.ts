@@ -144,6 +144,9 @@ export const en = {
     amountAmbiguous: (currency: string) =>
       `In ${currency}, a comma followed by three digits may be a decimal or a thousands separator: use a point for decimals (1.500) and no thousands separator.`,
     minutes: 'Enter whole minutes between 15 and 1440, increasing from tier to tier.',
+    tierAmountMissing: 'This tier has minutes but no compensation: enter its amount, or clear its minutes.',
+    tierMinutesMissing:
+      'This tier has a compensation amount but no minutes: enter its delay in minutes, or clear its amount.',
     tiers: 'Give 1 to 5 delay tiers for a formula that covers delay.',
     formula: 'Your agreement does not allow this formula.',
     order: 'A longer delay cannot pay less than a shorter one.',

@@ -151,6 +151,10 @@ export const fr = {
     amountAmbiguous: (currency: string) =>
       `En ${currency}, une virgule suivie de trois chiffres peut séparer les décimales ou les milliers\u202f: utilisez un point pour les décimales (1.500) et aucun séparateur de milliers.`,
     minutes: 'Indiquez des minutes entières entre 15 et 1440, croissantes d’un palier à l’autre.',
+    tierAmountMissing:
+      'Ce palier a des minutes mais pas d’indemnisation\u202f: indiquez son montant, ou effacez ses minutes.',
+    tierMinutesMissing:
+      'Ce palier a une indemnisation mais pas de minutes\u202f: indiquez son retard en minutes, ou effacez son montant.',
     tiers: 'Donnez de 1 à 5 paliers de retard pour une formule qui couvre le retard.',
     formula: 'Votre accord ne permet pas cette formule.',
     order: 'Un retard plus long ne peut pas payer moins qu’un retard plus court.',

@@ -165,6 +165,10 @@ export interface Words {
     /** "1,500" in a currency of three decimals: 1.5 or 1,500. */
     amountAmbiguous: (currency: string) => string;
     minutes: string;
+    /** A tier row half filled: minutes without an amount. */
+    tierAmountMissing: string;
+    /** A tier row half filled: an amount without minutes. */
+    tierMinutesMissing: string;
     tiers: string;
     formula: string;
     order: string;

@@ -9,6 +9,12 @@ import * as repo from './limits-repo.ts';
 import type { StopSaleListing } from './limits-repo.ts';
 
 /**
+ * The longest reason read at all, as typed (4 × the 500 kept): past it, refused `too_long` before it is
+ * masked — the masks' patterns are slow on a long text, and a form's body may be 16 KiB.
+ */
+const REASON_TYPED_MAX = 2000;
+
+/**
  * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
  * an airline or one flight, for the departures of a period, in one environment or all. Quotes and
  * subscriptions of a covered leg answer 409 sales_suspended until the period ends or sales resume.
@@ -150,8 +156,10 @@ export async function suspendSales(
   }
   if (endsAt && endsAt.getTime() <= now.getTime())
     errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
-  // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
-  const reason = maskPersonalDataIn(input.reason.trim());
+  // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts) —
+  // its length as typed checked first: a text too long to be a reason is never masked (slow on it)
+  const typed = input.reason.trim();
+  const reason = typed.length > REASON_TYPED_MAX ? typed : maskPersonalDataIn(typed);
   if (reason.length === 0)
     errors.push({ field: '/reason', code: 'required', message: 'is required: why, for partners (the 409 detail)' });
   else if (reason.length > 500)

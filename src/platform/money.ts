@@ -366,7 +366,7 @@ export function toMinorUnits(text: string, currency: string): number {
 class AmountTooLarge extends RangeError {}
 
 /**
- * The longest amount in major units a person may type, in characters (the console inputs' maxlength):
+ * The longest amount in major units a person may type, in characters (the console's and the operator's forms):
  * room for a safe integer of minor units, its separator and leading zeros. Longer is refused with this
  * bound, never cut: cut to a shorter length, "0000000000000000001500" was read as "00000000000000000015",
  * €15.00 saved for €1,500.

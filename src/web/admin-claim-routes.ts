@@ -22,7 +22,7 @@ import { decrypt, randomToken } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import { claimDeskPage, type ClaimDeskView, type DeskNotice } from './admin-claim-view.ts';
 import { sessionActor } from './sessions.ts';
-import { contextOf, field, langOf, problemLines, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
+import { contextOf, field, langOf, problemLines, sendPage, WHOLE, type FormBody, type WebDeps } from './web-kit.ts';
 
 /**
  * The operator's claim desk (issue 14 §4, docs/OPERATOR.md): GET /admin/claims/:claimNumber shows
@@ -30,6 +30,8 @@ import { contextOf, field, langOf, problemLines, sendPage, type FormBody, type W
  * required reason and the page's one-time token (a double submit does it once), through the use
  * cases the CLI's `parasol claims …` runs. Registered inside the operator scope: session and CSRF
  * are checked there. A refusal shows the page again with the problem (409, 422; 404 for no claim).
+ * What the operator typed is read whole (`WHOLE`) and refused by the use case past its bound — a phone
+ * of 41 characters, a reason of 501 — never cut to one first: cut, a long paste became another value.
  */
 
 const ClaimParams = Type.Object({ claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12 }) });
@@ -71,7 +73,7 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
           const input: DeskAction = {
             claimNumber: request.params.claimNumber,
             actor: sessionActor(request.webSession!),
-            reason: field(request.body, 'reason', 2000),
+            reason: field(request.body, 'reason', WHOLE),
             actionToken: field(request.body, 'actionToken', 100),
           };
           try {
@@ -92,28 +94,28 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
 
     action('resend-link', (input) => resendClaimLink(notifyDeps(), input));
     action('phone', (input, request) =>
-      correctClaimPhone(notifyDeps(), { ...input, phone: field(request.body, 'phone', 40) }),
+      correctClaimPhone(notifyDeps(), { ...input, phone: field(request.body, 'phone', WHOLE) }),
     );
     action('review', (input) => reviewClaim(deps, input));
     action('approve', (input) =>
       approveManualPayout({ db: deps.db, jobs: deps.flight.jobs, keys: deps.keys, now: deps.now }, input),
     );
     action('amount', (input, request) =>
-      correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', 30) }),
+      correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', WHOLE) }),
     );
     action('void', (input, request) =>
       voidClaim(
         { db: deps.db, jobs: deps.flight.jobs, keys: deps.keys, now: deps.now },
-        { ...input, cause: field(request.body, 'cause', 20) },
+        { ...input, cause: field(request.body, 'cause', WHOLE) },
       ),
     );
     action('void-cause', (input, request) =>
-      correctVoidCause(deps, { ...input, cause: field(request.body, 'cause', 20) }),
+      correctVoidCause(deps, { ...input, cause: field(request.body, 'cause', WHOLE) }),
     );
     action('bic', (input, request) =>
       setPayoutBic(
         { db: deps.db, keys: deps.flight.keys, now: deps.now },
-        { ...input, bic: field(request.body, 'bic', 40) },
+        { ...input, bic: field(request.body, 'bic', WHOLE) },
       ),
     );
   };

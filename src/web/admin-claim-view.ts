@@ -1,13 +1,6 @@
 import { html, type SafeHtml } from '../platform/html.ts';
 import { label, t, type Words } from '../i18n/index.ts';
-import {
-  claimEvidence,
-  isSettledClaim,
-  isVoidableClaim,
-  maxCompensation,
-  REASON_MAX,
-  type DeskClaimRow,
-} from '../claims/index.ts';
+import { claimEvidence, isSettledClaim, isVoidableClaim, maxCompensation, type DeskClaimRow } from '../claims/index.ts';
 import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
 import type { PayoutAttemptRow } from '../payouts/index.ts';
 import type { AuditRow } from '../platform/audit.ts';
@@ -77,13 +70,13 @@ export function deskActionForm(
 ): SafeHtml {
   const d = t(ctx.lang).claimDesk;
   return html`<form method="post" action="/admin/claims/${claimNumber}/${form.path}" class="card" id="${form.id}">${csrfField(ctx.session!.csrfToken)}<input type="hidden" name="actionToken" value="${actionToken}">
-<h3>${form.label}</h3>${form.hint ? html`<p class="muted">${form.hint}</p>` : ''}${form.extra ?? ''}<div><label for="${form.id}-reason">${d.reasonLabel}</label><input id="${form.id}-reason" name="reason" required minlength="3" maxlength="${String(REASON_MAX)}" size="40" aria-describedby="reason-hint"></div>
+<h3>${form.label}</h3>${form.hint ? html`<p class="muted">${form.hint}</p>` : ''}${form.extra ?? ''}<div><label for="${form.id}-reason">${d.reasonLabel}</label><input id="${form.id}-reason" name="reason" required minlength="3" size="40" aria-describedby="reason-hint"></div>
 <p><button type="submit">${form.label}</button></p></form>`;
 }
 
 /** The BIC field of the Set the BIC form (payouts' setPayoutBic), with the BIC the payout has, if any. */
 export function bicField(id: string, ctx: PageContext, bic: string | null): SafeHtml {
-  return html`<div><label for="${id}">${t(ctx.lang).claimDesk.newBic}</label><input id="${id}" name="bic" value="${bic ?? ''}" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="14" size="14"></div>`;
+  return html`<div><label for="${id}">${t(ctx.lang).claimDesk.newBic}</label><input id="${id}" name="bic" value="${bic ?? ''}" autocomplete="off" autocapitalize="characters" spellcheck="false" required size="14"></div>`;
 }
 
 export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: DeskNotice = {}): string {
@@ -175,9 +168,9 @@ ${
 <h2>${d.actionsTitle}</h2>
 <p class="muted" id="reason-hint">${d.reasonHint}</p>
 ${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
-${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
+${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required size="20"></div>`)}
 ${isSettledClaim(c.status) ? '' : c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
-${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.,][0-9]+)?"></div>`) : ''}
+${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required size="12" pattern="[0-9]+([.,][0-9]+)?"></div>`) : ''}
 ${view.attempts.at(-1)?.status === 'pending' && view.attempts.at(-1)?.rail === 'sepa' && !isSettledClaim(c.status) ? action('bic', 'desk-bic', d.setBic, d.setBicHint, bicField('desk-bic-value', ctx, c.bic)) : ''}
 ${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint, causeChoice('desk-void', 'other')) : ''}
 ${c.status === 'voided' && !c.replaced_by ? action('void-cause', 'desk-void-cause', d.correctVoidCause, d.correctVoidCauseHint, causeChoice('desk-void-cause', c.claim_void_cause === 'flight_data' ? 'other' : 'flight_data')) : ''}

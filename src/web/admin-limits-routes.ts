@@ -112,23 +112,24 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
 
     change('/admin/limits/stop-sales', async (request) => {
       const b = request.body;
-      const optional = (name: string, max: number) => field(b, name, max) || undefined;
+      // read whole, as typed: the use case bounds each (a date cut to 40 characters could read as another)
+      const optional = (name: string) => field(b, name, WHOLE) || undefined;
       // codes longer than they can be are refused by suspendSales, not cut (LFPGX is not LFPG)
       const stop = await suspendSales(
         deps.db,
         actor(request),
         {
-          environment: optional('environment', 20),
-          airline: optional('airline', 20),
-          airport: optional('airport', 20),
-          departureAirport: optional('departureAirport', 20),
-          arrivalAirport: optional('arrivalAirport', 20),
-          departureLocal: optional('departureLocal', 20),
-          startsAt: optional('startsAt', 40),
-          endsAt: optional('endsAt', 40),
+          environment: optional('environment'),
+          airline: optional('airline'),
+          airport: optional('airport'),
+          departureAirport: optional('departureAirport'),
+          arrivalAirport: optional('arrivalAirport'),
+          departureLocal: optional('departureLocal'),
+          startsAt: optional('startsAt'),
+          endsAt: optional('endsAt'),
           // the checkbox "until sales are resumed": sent checked, absent unchecked
           untilResumed: field(b, 'untilResumed', 10) !== '',
-          reason: field(b, 'reason', 600),
+          reason: field(b, 'reason', WHOLE),
         },
         deps.now(),
       );

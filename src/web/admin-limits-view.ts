@@ -9,7 +9,6 @@ import {
 } from '../limits/index.ts';
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
-import { MAJOR_AMOUNT_MAX_LENGTH } from '../platform/money.ts';
 import { t } from '../i18n/index.ts';
 import { csrfField, formatDate, formatMoney, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
@@ -101,7 +100,7 @@ ${tableRegion(
 <form method="post" action="/admin/limits/caps" class="row">${csrf}
 <div><label for="c-env">${w.environment}</label><select id="c-env" name="environment">${envOptions(false)}</select></div>
 <div><label for="c-currency">${w.currency}</label><input id="c-currency" name="currency" value="EUR" size="4" required pattern="[A-Za-z]{3}"></div>
-<div><label for="c-amount">${l.capMajorUnits}</label><input id="c-amount" name="amount" required inputmode="decimal" placeholder="100000.00" size="12" maxlength="${MAJOR_AMOUNT_MAX_LENGTH}"></div>
+<div><label for="c-amount">${l.capMajorUnits}</label><input id="c-amount" name="amount" required inputmode="decimal" placeholder="100000.00" size="12"></div>
 <div><button type="submit">${l.setCap}</button></div></form></section>
 <section class="card"><h2>${l.stopSales}</h2>
 <form method="get" action="/admin/limits" class="row" id="stop-sales-filter">${hidden(exposureQuery(f.after))}<div><label for="st-state">${l.showStopSales}</label><select id="st-state" name="stops">${STOP_SALE_LISTINGS.map((s) => html`<option value="${s}"${s === stopsShown ? html` selected` : ''}>${l.stopSaleStates[s]}</option>`)}</select></div><div><button type="submit" class="secondary">${l.filter}</button></div></form>
@@ -133,7 +132,7 @@ ${
 <div><label for="s-ends">${l.until}</label><input id="s-ends" name="endsAt" placeholder="2026-12-05T00:00Z" size="22"></div>
 <div><label><input type="checkbox" name="untilResumed" value="1"> ${l.untilResumedChoice}</label></div>
 </div>
-<div><label for="s-reason">${w.reason}</label><input id="s-reason" name="reason" required maxlength="500" size="60"></div>
+<div><label for="s-reason">${w.reason}</label><input id="s-reason" name="reason" required size="60"></div>
 <p><button type="submit" class="danger">${l.suspendSales}</button></p></form></section>`,
   );
 }

@@ -117,7 +117,7 @@ ${termFields('a', typed('agreement') ?? agreementFormValues(a, now), false)}<p><
 ${termFields('m', amendValues, true)}
 <div class="row">
 <div><label for="m-effective">${v.effectiveLabel}</label><input id="m-effective" name="effectiveAt" type="date" required value="${amendValues.effectiveAt}" min="${now.toISOString().slice(0, 10)}"><p class="muted">${v.effectiveHint}</p></div>
-<div><label for="m-reason">${v.reasonLabel}</label><input id="m-reason" name="reason" required maxlength="500" size="40" value="${amendValues.reason}"></div>
+<div><label for="m-reason">${v.reasonLabel}</label><input id="m-reason" name="reason" required size="40" value="${amendValues.reason}"></div>
 </div><p><button type="submit">${v.amend}</button></p></form>`
       : '';
   const warnings = configuration ? futureViolations(versions, configuration, now) : [];

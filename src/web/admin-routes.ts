@@ -275,9 +275,9 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       action<FormBody>('/admin/partners/:slug/users', async (request, partner) => {
         await createUser(deps.db, actor(request), {
           partnerId: partner.id,
-          email: field(request.body, 'email', 320),
-          password: field(request.body, 'password', 1024),
-          role: parseRole(field(request.body, 'role', 20) || 'admin'),
+          email: field(request.body, 'email', WHOLE),
+          password: field(request.body, 'password', WHOLE),
+          role: parseRole(field(request.body, 'role', WHOLE) || 'admin'),
         });
         return undefined;
       });

@@ -72,9 +72,9 @@ export function agreementValuesFrom(body: FormBody | undefined): AgreementFormVa
     commissionMax: field(body, 'commissionMax', WHOLE),
     compensationMin: field(body, 'compensationMin', WHOLE),
     compensationMax: field(body, 'compensationMax', WHOLE),
-    revision: field(body, 'revision', 40),
-    boundsCurrency: field(body, 'boundsCurrency', 3).toUpperCase(),
-    effectiveAt: field(body, 'effectiveAt', 40),
+    revision: field(body, 'revision', WHOLE),
+    boundsCurrency: field(body, 'boundsCurrency', WHOLE).toUpperCase(),
+    effectiveAt: field(body, 'effectiveAt', WHOLE),
     reason: field(body, 'reason', WHOLE),
   };
 }
@@ -135,6 +135,6 @@ export function agreementProblemLines(error: DomainError, values: AgreementFormV
     }
     if (bound && e.code === 'invalid' && values.boundsCurrency)
       return `${field} ${w.boundsCurrencyChanged(values.boundsCurrency, values.currency)}`;
-    return `${field} ${fieldErrorText(e, lang)}`;
+    return `${field} ${fieldErrorText(e, lang, labels)}`;
   });
 }

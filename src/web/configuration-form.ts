@@ -36,21 +36,21 @@ export interface FormValues {
 /** Field name → message, shown next to the field. */
 export type FormErrors = Record<string, string>;
 
-/** The longest amount the form reads, in characters (its inputs' maxlength): `MAJOR_AMOUNT_MAX_LENGTH`. */
+/** The longest amount the form reads, in characters (longer: refused, never cut): `MAJOR_AMOUNT_MAX_LENGTH`. */
 export const AMOUNT_MAX_LENGTH = MAJOR_AMOUNT_MAX_LENGTH;
 
 export function valuesFrom(body: FormBody | undefined): FormValues {
-  // amounts read whole (parseForm refuses them past AMOUNT_MAX_LENGTH); minutes, rate and formula cut to
-  // a length their own patterns already refuse, so the cut never turns one value into another
+  // every field read whole, as typed: parseForm refuses an amount past AMOUNT_MAX_LENGTH, minutes, a rate or
+  // a formula its pattern does not match — and the refused form shows back what was typed, never a cut of it
   const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({
-    minutes: field(body, `tier_minutes_${i}`, 20),
+    minutes: field(body, `tier_minutes_${i}`, WHOLE),
     amount: field(body, `tier_amount_${i}`, WHOLE),
   }));
   return {
-    formula: field(body, 'formula', 40),
+    formula: field(body, 'formula', WHOLE),
     tiers,
     cancellation: field(body, 'cancellation', WHOLE),
-    commission: field(body, 'commission', 20),
+    commission: field(body, 'commission', WHOLE),
   };
 }
 
@@ -125,8 +125,11 @@ export function parseForm(
     if (tier.minutes === '' && tier.amount === '') return;
     const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
     const amount = amountOf(tier.amount);
-    if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.minutes;
-    if (amount === undefined) errors[`tier_amount_${i}`] = amountError(tier.amount);
+    // a row half filled is told as such on the field left empty (never dropped: the partner meant a tier)
+    if (tier.amount === '') errors[`tier_amount_${i}`] = w.errors.tierAmountMissing;
+    else if (amount === undefined) errors[`tier_amount_${i}`] = amountError(tier.amount);
+    if (tier.minutes === '') errors[`tier_minutes_${i}`] = w.errors.tierMinutesMissing;
+    else if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.minutes;
     if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
   });
   const cancellationAmount = values.cancellation === '' ? 0 : amountOf(values.cancellation);

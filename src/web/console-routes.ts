@@ -43,6 +43,7 @@ import {
   sendPage,
   type FormBody,
   type WebDeps,
+  WHOLE,
 } from './web-kit.ts';
 
 const SavedQuery = Type.Object({
@@ -121,7 +122,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       allow(request, 'configuration'); // the name customers read is the admins' to change, like the terms
       const ctx = contextOf(request, 'console');
       const partnerId = request.webSession!.partnerId!;
-      const raw = field(request.body, 'brandName', 200);
+      const raw = field(request.body, 'brandName', WHOLE);
       const checked = checkBrandName(raw);
       const error = checked.errors[0]?.code;
       if (error === undefined) {
@@ -369,7 +370,10 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
           });
         } catch (error) {
           if (!(error instanceof DomainError) || error.status >= 500) throw error;
-          problem = problemLines(error, ctx.lang).join(' ');
+          // each filter told by its label ("Opened until"), not the API's name (`toDate`)
+          const w = t(ctx.lang);
+          const labels = { fromDate: w.fromDate, toDate: w.toDate, contractNumber: w.contractNumber };
+          problem = problemLines(error, ctx.lang, labels).join(' ');
           // each filter at fault also told next to its field
           const inputs: Record<string, keyof ClaimsFilterErrors> = {
             '/fromDate': 'from',
@@ -378,7 +382,7 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
           };
           for (const e of error.extra.errors ?? []) {
             const input = inputs[e.field];
-            if (input) fieldErrors[input] ??= fieldErrorText(e, ctx.lang);
+            if (input) fieldErrors[input] ??= fieldErrorText(e, ctx.lang, labels);
           }
         }
         return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem, fieldErrors));

@@ -15,7 +15,7 @@ import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { evidenceList } from './claim-evidence.ts';
 import type { ContractDetail } from './contract-detail.ts';
 import type { Dashboard } from './dashboard.ts';
-import { AMOUNT_MAX_LENGTH, type FormErrors, type FormValues } from './configuration-form.ts';
+import type { FormErrors, FormValues } from './configuration-form.ts';
 import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import {
@@ -153,7 +153,7 @@ ${brand.saved ? html`<p class="notice" role="status">${w.saved}</p>` : ''}
 <form method="post" action="/console/brand" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
 <div><label for="f-brandName">${w.label}</label>
-<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error === undefined ? '' : ' f-brandName-error'}"${brand.error === undefined ? '' : html` aria-invalid="true" autofocus`}>
+<input id="f-brandName" name="brandName" value="${brand.value}" size="30" aria-describedby="f-brandName-hint${brand.error === undefined ? '' : ' f-brandName-error'}"${brand.error === undefined ? '' : html` aria-invalid="true" autofocus`}>
 <p class="muted" id="f-brandName-hint">${w.hint(BRAND_NAME.min, BRAND_NAME.max)}</p>
 ${brand.error === undefined ? '' : html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>`}</div>
 <p><button type="submit">${w.save}</button></p>
@@ -172,22 +172,16 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
   const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
   // the phone's keyboard: digits only for minutes, digits and a separator for amounts and the rate
-  const input = (
-    name: string,
-    label: string,
-    value: string,
-    inputmode: 'numeric' | 'decimal' = 'decimal',
-    maxlength?: number,
-  ) => {
+  const input = (name: string, label: string, value: string, inputmode: 'numeric' | 'decimal' = 'decimal') => {
     const error = fieldError(`f-${name}`, errors[name]);
     return html`<div><label for="f-${name}">${label}</label>
-<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${maxlength === undefined ? '' : html` maxlength="${maxlength}"`}${error.attributes}>
+<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${error.attributes}>
 ${error.message}</div>`;
   };
   const tiers = values.tiers.map(
     (tier, i) => html`<fieldset><legend>${w.tier(i + 1)}</legend>
 ${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, 'numeric')}
-${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount, 'decimal', AMOUNT_MAX_LENGTH)}</fieldset>`,
+${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount, 'decimal')}</fieldset>`,
   );
   const formulaError = fieldError('f-formula', errors.formula);
   const form = html`<form method="post" action="/console" id="config-form" novalidate>
@@ -201,7 +195,7 @@ ${formulaError.message}</div>
 <h2>${w.delayTiers}</h2>
 <div class="tiers">${tiers}</div>
 <h2>${w.cancellationAmount}</h2>
-${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation, 'decimal', AMOUNT_MAX_LENGTH)}
+${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation, 'decimal')}
 <h2>${w.commission}</h2>
 ${input('commission', w.commission, values.commission)}
 ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</button></p>` : html`<p class="muted">${w.partnerUsers.forbidden}</p>`}

@@ -79,7 +79,10 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
         } catch (error) {
           if (!(error instanceof DomainError) || [403, 404].includes(error.status) || error.status >= 500) throw error;
           // the limit's message is already in the page's language
-          const problems = error.code === 'rate_limited' ? [error.detail] : problemLines(error, langOf(request));
+          const w = t(langOf(request));
+          const labels = { email: w.email, role: w.partnerUsers.role }; // the form's labels, not the API's names
+          const problems =
+            error.code === 'rate_limited' ? [error.detail] : problemLines(error, langOf(request), labels);
           return render(request, reply, error.status, {
             problems,
             ...(form ? form(request.body) : {}),
@@ -101,13 +104,13 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         await limitInvitations(request, reply);
         const email = field(request.body, 'email', WHOLE);
-        await inviteUser(users, callerOf(request), { email, role: field(request.body, 'role', 20) });
+        await inviteUser(users, callerOf(request), { email, role: field(request.body, 'role', WHOLE) });
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
       },
-      (body) => ({ email: field(body, 'email', 320), role: field(body, 'role', 20) }),
+      (body) => ({ email: field(body, 'email', WHOLE), role: field(body, 'role', WHOLE) }),
     );
     change('/console/users/:id/role', async (request) => {
-      await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', 20));
+      await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', WHOLE));
       return t(langOf(request)).partnerUsers.roleChanged;
     });
     change('/console/users/:id/resend', async (request, reply) => {

@@ -46,7 +46,7 @@ ${outcome.notice ? html`<p class="notice" role="status" id="users-notice">${outc
 ${outcome.problems?.length ? html`<div class="alert" role="alert" id="users-problems">${outcome.problems.map((p) => html`<p>${p}</p>`)}</div>` : ''}
 <section class="card"><h2>${u.inviteTitle}</h2>
 <form method="post" action="/console/users" class="row">${csrf}
-<div><label for="invite-email">${w.email}</label><input id="invite-email" name="email" type="email" maxlength="320" required value="${outcome.email ?? ''}"></div>
+<div><label for="invite-email">${w.email}</label><input id="invite-email" name="email" type="email" required value="${outcome.email ?? ''}"></div>
 <div><label for="invite-role">${u.role}</label><select id="invite-role" name="role">${roleOptions(outcome.role ?? 'viewer')}</select></div>
 <div><button type="submit">${u.invite}</button></div>
 </form></section>

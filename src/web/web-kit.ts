@@ -186,24 +186,44 @@ export function localPath(next: unknown, fallback: string): string {
 }
 
 /**
+ * A form's labels, in the page's language, by the API field each fills (its JSON Pointer without the
+ * leading slash: `toDate`, `url`): a field error is told by the label the user reads next to the field,
+ * never by the API's name for it. The API's problem+json keeps its pointers and messages.
+ */
+export type FieldLabels = Readonly<Record<string, string>>;
+
+/**
  * The lines a page shows for a domain error, in the page's language: an English page shows the
  * domain's own words; another language translates each field error by its code and the error by
  * its code (i18n `problems`, complete for every language but English, so no English detail leaks).
+ * Each field is named by its label in `labels` (the API's name when the form has none for it).
  */
-export function problemLines(error: DomainError, lang: Lang): string[] {
+export function problemLines(error: DomainError, lang: Lang, labels: FieldLabels = {}): string[] {
   const fields = error.extra.errors ?? [];
-  if (fields.length) return fields.map((e) => `${label(lang, e.field.replace(/^\//, ''))} ${fieldErrorText(e, lang)}`);
+  if (fields.length)
+    return fields.map((e) => {
+      const name = e.field.replace(/^\//, '');
+      return `${label(lang, labels[name] ?? name)} ${fieldErrorText(e, lang, labels)}`;
+    });
   const w = t(lang);
   return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
 }
 
 /**
- * A field error's text in the page's language: English, the domain's own message; another language,
- * its code's words — with the ceiling an `out_of_range` amount names (`atMostIn`), so a French
- * operator is told the cap too ("au plus 11111111,11 USD").
+ * A field error's text in the page's language: English, the domain's own message, an API field it
+ * names in camelCase ("must be on or after fromDate") told by its label in `labels` ("must be on or after “Opened
+ * from”"); another language, its code's words — with the ceiling an `out_of_range` amount names
+ * (`atMostIn`), so a French operator is told the cap too ("au plus 11111111,11 USD").
  */
-export function fieldErrorText(e: FieldError, lang: Lang): string {
-  if (lang === 'en') return e.message;
+export function fieldErrorText(e: FieldError, lang: Lang, labels: FieldLabels = {}): string {
+  if (lang === 'en')
+    // the camelCase names only (`fromDate`, `compensationMin`): `email` or `url` are also English words
+    return Object.entries(labels)
+      .filter(([name]) => /^[a-z]+[A-Z][A-Za-z]*$/.test(name))
+      .reduce(
+        (message, [name, text]) => message.replace(new RegExp(`\\b${name}\\b`, 'g'), () => `“${text}”`),
+        e.message,
+      );
   const w = t(lang);
   const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
   if (most) return w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency);

@@ -14,6 +14,7 @@ import {
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { randomToken } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
+import { t } from '../i18n/index.ts';
 import { sessionActor } from './sessions.ts';
 import { webhooksPage, type Outcome } from './webhook-views.ts';
 import {
@@ -29,6 +30,7 @@ import {
   type FormBody,
   webhookDepsOf,
   type WebDeps,
+  WHOLE,
 } from './web-kit.ts';
 
 /**
@@ -94,7 +96,10 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
           return sendPage(reply, outcome.secret ? 201 : 200, await render(request, environment, outcome));
         } catch (error) {
           if (!(error instanceof DomainError) || error.status === 404 || error.status >= 500) throw error;
-          const problems = problemLines(error, langOf(request));
+          const w = t(langOf(request));
+          // each field told by the label next to it, not its API name
+          const labels = { url: w.url, description: w.description, eventTypes: w.eventTypes };
+          const problems = problemLines(error, langOf(request), labels);
           return sendPage(reply, 422, await render(request, environment, { problems }));
         }
       });
@@ -102,8 +107,8 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     change('/console/webhooks', async (request, environment) => {
       const types = fieldList(request.body, 'eventTypes');
       const created = await addEndpoint(webhooks, scopeOf(request, environment), {
-        url: field(request.body, 'url', 2000),
-        description: field(request.body, 'description', 300) || undefined,
+        url: field(request.body, 'url', WHOLE),
+        description: field(request.body, 'description', WHOLE) || undefined,
         eventTypes: types.length ? types : null,
       });
       return { secret: created.secret };

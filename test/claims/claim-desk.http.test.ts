@@ -203,6 +203,29 @@ describe('the claim desk', () => {
     assert.equal(refused.statusCode, 422);
     assert.match(refused.body, /role="alert"/);
     assert.match(refused.body, /valid phone number/);
+    // a paste longer than 40 characters is refused as such: cut at 40 first, this one became +33698765432
+    const pasted = `+33698765432${' '.repeat(28)}${'7'.repeat(20)}`;
+    assert.equal(pasted.length, 60);
+    const tooLong = await act(claimNumber, 'phone', {
+      ...(await desk(claimNumber)).form,
+      phone: pasted,
+      reason: 'Customer pasted a number',
+    });
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(
+      tooLong.body,
+      /must be at most 40 characters as typed \(a number in E\.164 format, e\.g\. \+33612345678\); 60 given/,
+    );
+    assert.doesNotMatch(tooLong.body, /id="desk-phone-number"[^>]*maxlength=/, 'nor cut by the browser: no maxlength');
+    // a reason is read whole, its length checked before it is masked (the masks are slow on 16,000 letters)
+    const longReason = await act(claimNumber, 'review', {
+      ...(await desk(claimNumber)).form,
+      reason: 'a'.repeat(16_000),
+    });
+    assert.equal(longReason.statusCode, 422);
+    assert.match(longReason.body, /must be at most 500 characters/);
+    assert.equal((await auditOf(claimNumber, 'manual_review_started')).length, 0, 'nothing done');
+    assert.equal((await auditOf(claimNumber, 'phone_corrected')).length, 0, 'nothing changed');
 
     const phone = '+33698765432';
     const done = await act(claimNumber, 'phone', {
@@ -717,6 +740,8 @@ describe('the claim desk', () => {
       ['void-cause', { cause: '' }, /give the cause: one of flight_data, other/],
       ['bic', { bic: ' ' }, /is required/],
       ['amount', { amount: 'ten euros' }, /must be an amount such as 50\.00/],
+      // read whole: cut at 30 characters first, this was 0 (or, shorter, 15.00 instead of 1500)
+      ['amount', { amount: `${'0'.repeat(30)}1500` }, /must be at most 30 characters/],
     ] as const) {
       const res = await act(claimNumber, action, { ...form, ...fields, reason: ' ' });
       assert.equal(res.statusCode, 422, action);

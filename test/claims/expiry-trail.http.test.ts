@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { claimTrail, expireClaims, findClaimForDesk, notifyClaim } from '../../src/claims/index.ts';
-import { buildTestApp, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, runCliOn, type TestApp, type TestPartner } from '../helper.ts';
 import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
 
 /**
@@ -81,6 +81,49 @@ describe('an expired claim: what its customer reads, and its own audit trail', (
       .where('action', '=', 'claim_expired')
       .execute();
     assert.equal(again.length, 1);
+  });
+
+  it('run by an operator (`parasol claims expire`): its rows name the operator, not `system`', async () => {
+    // the scheduled job's rows say `system` (above); an operator's command is audited as theirs, as any other
+    const { c, claimNumber } = await openCancelledFlightClaim(t.app, a, `AF${seq++}`);
+    const claim = await eventually(async () => {
+      const row = await t.db
+        .selectFrom('claims')
+        .select(['id', 'status'])
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      return row.status === 'awaiting_bank_details' ? row : undefined;
+    });
+    const due = new Date(Date.now() - 60_000);
+    await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', claim.id).execute();
+    const run = await runCliOn(t, ['claims', 'expire'], { actor: 'operator:camille' });
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /Expired \d+ claim\(s\)\./);
+    const actors = async (entity: string, entityId: string, action: string) =>
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select('actor')
+          .where('entity', '=', entity)
+          .where('entity_id', '=', entityId)
+          .where('action', '=', action)
+          .execute()
+      ).map((r) => r.actor);
+    assert.deepEqual(await actors('claim', claimNumber, 'claim_expired'), ['operator:camille']);
+    assert.deepEqual(
+      await actors('contract', c.contractNumber, 'completed'),
+      ['operator:camille'],
+      'its contract completed by it',
+    );
+    const batch = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'claims')
+      .where('action', '=', 'claims_expired')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    assert.equal(batch.actor, 'operator:camille');
+    assert.ok(JSON.stringify(batch.data).includes(claimNumber), 'the batch row names the claim');
   });
 
   it('its page says the time ran out from the due instant, before the expiry job has run; the link takes nothing', async () => {

@@ -187,6 +187,13 @@ describe('a claim whose first notification job was lost', () => {
     assert.equal(run.code, 0, run.err);
     assert.match(run.out, /Queued again the first message of 1 claim\(s\) never notified\./);
     assert.deepEqual(await trailOf(claim.claim_number, 'claim_notification_requeued'), [{ requeue: 1, of: 3 }]);
+    const requeuedBy = await t.db
+      .selectFrom('audit_log')
+      .select('actor')
+      .where('entity_id', '=', claim.claim_number)
+      .where('action', '=', 'claim_notification_requeued')
+      .executeTakeFirstOrThrow();
+    assert.equal(requeuedBy.actor, 'operator:test', 'audited as the operator who ran the command, not system');
     await eventually(async () => (await claimOf(c.contractNumber)).status === 'awaiting_bank_details' || undefined);
     const again = await runCliOn(t, ['--json', 'claims', 'expire']);
     assert.equal(again.code, 0, again.err);

@@ -322,6 +322,14 @@ describe('partners, agreements, configuration, keys', () => {
       return pending!;
     }
 
+    it('a reason far too long is refused before it is masked (the masks are slow on 16,000 letters)', async () => {
+      const p = await createTestPartner(handle.db);
+      await assert.rejects(
+        amendAgreement(handle.db, actor, p.id, amendment('a'.repeat(16_000))),
+        fails('validation_failed', '/reason'),
+      );
+    });
+
     it('concurrent amendments each sign a version of their own, none refused', async () => {
       // on PostgreSQL both read the same latest version and the second broke the (partner, version) key
       // one effective instant for all four: a later version may not take effect before an earlier one,

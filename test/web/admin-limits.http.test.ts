@@ -151,6 +151,18 @@ describe('operator console — limits', () => {
     });
     assert.equal(icaoTypo.statusCode, 422, 'a code too long is refused, not cut to ESSA');
     assert.match(icaoTypo.body, /airport: /);
+    // a reason is read whole, its length checked before it is masked (the masks are slow on 16,000 letters)
+    const longReason = await operator.post('/admin/limits/stop-sales', {
+      _csrf: csrf,
+      environment: 'production',
+      airport: 'ARN',
+      startsAt: from,
+      endsAt: until,
+      reason: 'a'.repeat(16_000),
+    });
+    assert.equal(longReason.statusCode, 422);
+    assert.match(longReason.body, /must be 1 to 500 characters/);
+    assert.doesNotMatch(longReason.body, /id="s-reason"[^>]*maxlength=/, 'nor cut by the browser: no maxlength');
     const stopForm = {
       _csrf: csrf,
       environment: 'production',
@@ -205,6 +217,8 @@ describe('operator console — limits', () => {
     const tooLong = await cap('1'.padStart(31, '0'));
     assert.equal(tooLong.statusCode, 422, 'past 30 characters: refused, not cut');
     assert.match(tooLong.body, /amount: must be at most 30 characters/);
+    // nor cut by the browser: a pasted '0'.repeat(27) + '1500' cut at 30 would be 150
+    assert.doesNotMatch(tooLong.body, /id="c-amount"[^>]*maxlength=/, 'no maxlength on the amount');
     // read whole: cut to 20 characters, this was 00000000000000000015, 0.015 KWD saved for 1500 KWD
     assert.equal((await cap('0000000000000000001500000')).statusCode, 303);
     assert.equal(

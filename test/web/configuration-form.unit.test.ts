@@ -102,6 +102,30 @@ describe('configuration form: a value that is no amount, rate or minutes the for
   }
 });
 
+describe('configuration form: a delay tier half filled', () => {
+  for (const lang of ['en', 'fr'] as const) {
+    test(`is an error on its empty field, never a row dropped, in ${lang}`, () => {
+      // minutes without an amount (row 2), an amount without minutes (row 3): the partner meant a tier
+      const values = valuesFrom({
+        formula: 'delay',
+        tier_minutes_0: '120',
+        tier_amount_0: '50',
+        tier_minutes_1: '180',
+        tier_amount_2: '80',
+        commission: '10',
+      });
+      const parsed = parseForm(values, agreement, lang);
+      assert.equal(parsed.input, undefined, 'not saved with the one full tier');
+      const w = t(lang);
+      assert.deepEqual(parsed.errors, {
+        tier_amount_1: w.errors.tierAmountMissing,
+        tier_minutes_2: w.errors.tierMinutesMissing,
+      });
+      assert.notEqual(w.errors.tierAmountMissing, w.errors.tierMinutesMissing);
+    });
+  }
+});
+
 describe('configuration form: a value within the bounds with too many decimals', () => {
   for (const lang of ['en', 'fr'] as const) {
     test(`is told the decimals allowed, not only the bounds it is within, in ${lang}`, () => {

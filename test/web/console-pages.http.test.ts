@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { listConfigurations } from '../../src/partners/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { encodeCursor, UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import { formatMoney } from '../../src/platform/money.ts';
@@ -238,11 +239,25 @@ describe('console and operator pages', () => {
     assert.ok(filtered[0]!.includes(claimNumber), filtered[0]);
     const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
     assert.equal(wrongRange.statusCode, 422);
-    assert.match(wrongRange.body, /toDate: must be on or after fromDate/);
+    // each filter named by its label, as the partner reads it, not by the API's name (toDate, fromDate)
+    assert.match(wrongRange.body, /Opened until: must be on or after “Opened from”/);
+    assert.doesNotMatch(wrongRange.body, /toDate|fromDate/);
+    // the API's problem keeps its pointer and words
+    const api = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { fromDate: '2026-05-01', toDate: '2026-04-01' },
+      partner.auth,
+    );
+    assert.equal(api.status, 422);
+    assert.deepEqual(
+      (api.body.errors as { field: string; message: string }[]).map((e) => [e.field, e.message]),
+      [['/toDate', 'must be on or after fromDate']],
+    );
     // and next to its field, tied to it, with the focus there
     assert.match(
       wrongRange.body,
-      /<input id="c-to" name="to" type="date" value="2026-04-01" aria-invalid="true" aria-describedby="c-to-error" autofocus><p class="error" id="c-to-error">must be on or after fromDate<\/p>/,
+      /<input id="c-to" name="to" type="date" value="2026-04-01" aria-invalid="true" aria-describedby="c-to-error" autofocus><p class="error" id="c-to-error">must be on or after “Opened from”<\/p>/,
     );
     assert.doesNotMatch(wrongRange.body, /id="c-from-error"/);
     for (const query of ['env=nowhere', 'from=yesterday', `cursor=${'x'.repeat(501)}`]) {
@@ -458,9 +473,8 @@ describe('console and operator pages', () => {
     for (const input of inputs) assert.equal(input.match(/inputmode=/g)?.length, 1, input);
     assert.match(form, /<input id="f-tier_minutes_0"[^>]*inputmode="numeric"/);
     assert.match(form, /<input id="f-tier_amount_0"[^>]*inputmode="decimal"/);
-    // amounts are read whole up to 30 characters and refused past them: the page says the same bound
-    assert.match(form, /<input id="f-tier_amount_4"[^>]*maxlength="30"/);
-    assert.match(form, /<input id="f-cancellation"[^>]*maxlength="30"/);
+    // amounts are read whole and refused past 30 characters with a message: no maxlength, which cuts a paste short
+    assert.doesNotMatch(form, /<input id="f-[^"]*"[^>]*maxlength=/);
     // "-1" and "100" are numbers: "Enter a number." told the partner nothing to fix
     const refused = await browser.post('/console', {
       _csrf: csrfOf(form)!,
@@ -477,6 +491,36 @@ describe('console and operator pages', () => {
     assert.doesNotMatch(refused.body, /Enter a number/);
     assert.match(refused.body, /id="f-cancellation" name="cancellation" value="-1"/);
     assert.match(refused.body, /id="f-commission" name="commission" value="100"/);
+  });
+
+  test('a delay tier half filled: an error on its empty field, what was typed kept, nothing saved', async () => {
+    const { partner, browser } = await signedInPartner();
+    const form = (await browser.get('/console')).body;
+    const version = /name="version" value="(\d+)"/.exec(form)![1]!;
+    const before = (await listConfigurations(t.db, partner.id)).length;
+    const refused = await browser.post('/console', {
+      _csrf: csrfOf(form)!,
+      version,
+      formula: 'delay',
+      tier_minutes_0: '120',
+      tier_amount_0: '50',
+      tier_minutes_1: '180',
+      tier_amount_2: '80',
+      commission: '10',
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(
+      refused.body,
+      /id="f-tier_amount_1-error">This tier has minutes but no compensation: enter its amount, or clear its minutes\.</,
+    );
+    assert.match(
+      refused.body,
+      /id="f-tier_minutes_2-error">This tier has a compensation amount but no minutes: enter its delay in minutes, or clear its amount\.</,
+    );
+    assert.match(refused.body, /id="f-tier_minutes_1" name="tier_minutes_1" value="180"/);
+    assert.match(refused.body, /id="f-tier_amount_2" name="tier_amount_2" value="80"/);
+    assert.match(refused.body, /id="f-tier_amount_0" name="tier_amount_0" value="50"/);
+    assert.equal((await listConfigurations(t.db, partner.id)).length, before, 'nothing saved');
   });
 
   test('a refused configuration: a summary at the top, focused without script, each error a link to its field', async () => {
@@ -535,7 +579,8 @@ describe('console and operator pages', () => {
     await browser.get('/lang/fr?next=/console');
     const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
     assert.equal(wrongRange.statusCode, 422);
-    assert.match(wrongRange.body, /toDate\u202f: est hors des limites permises/);
+    assert.match(wrongRange.body, /Ouverts jusqu’au\u202f: est hors des limites permises/);
+    assert.doesNotMatch(wrongRange.body, /toDate/);
     assert.doesNotMatch(wrongRange.body, /must be on or after/);
     // a range past the claims list's maximum (367 days both included): out of range, not the export's count
     const tooLong = await browser.get('/console/claims?from=2026-01-01&to=2027-01-03');
@@ -545,7 +590,7 @@ describe('console and operator pages', () => {
     const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);
-    assert.match(refused.body, /url\u202f: n’est pas valide/);
+    assert.match(refused.body, /URL \(https\)\u202f: n’est pas valide/, 'named by its label');
     assert.doesNotMatch(refused.body, /must be an absolute URL/);
   });
 });

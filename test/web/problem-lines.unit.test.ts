@@ -112,3 +112,41 @@ describe('domain errors on pages', () => {
     }
   });
 });
+
+describe('a form names each field by its label, never the API’s name', () => {
+  const error = new DomainError('validation_failed', 'Invalid.', {
+    errors: [
+      { field: '/toDate', code: 'out_of_range', message: 'must be on or after fromDate' },
+      { field: '/email', code: 'invalid_format', message: 'must be an email address' },
+      { field: '/other', code: 'invalid', message: 'is wrong' },
+    ],
+  });
+  const labels = { fromDate: 'Opened from', toDate: 'Opened until', email: 'Email' };
+
+  test('in English: the label, and a camelCase name in the message told by its label; a plain word left alone', () => {
+    assert.deepEqual(problemLines(error, 'en', labels), [
+      'Opened until: must be on or after “Opened from”',
+      'Email: must be an email address',
+      'other: is wrong',
+    ]);
+  });
+
+  test('in French: the label, the code’s words', () => {
+    assert.deepEqual(problemLines(error, 'fr', { ...labels, toDate: 'Ouverts jusqu’au', email: 'E-mail' }), [
+      'Ouverts jusqu’au\u202f: est hors des limites permises',
+      'E-mail\u202f: n’a pas le format attendu',
+      'other\u202f: n’est pas valide',
+    ]);
+  });
+
+  test('without labels, as before: the API’s names', () => {
+    assert.equal(problemLines(error, 'en')[0], 'toDate: must be on or after fromDate');
+  });
+
+  test('a label is put in as written: no `$&` or `$1` patterns expanded', () => {
+    assert.equal(
+      problemLines(error, 'en', { ...labels, fromDate: 'From $& ($1, $$)' })[0],
+      'Opened until: must be on or after “From $& ($1, $$)”',
+    );
+  });
+});
