@@ -1,7 +1,16 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
-import { findZipCode, matchCity, overseasTerritoryOf } from '../reference/index.ts';
-import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
+import { findZipCode, matchCity, overseasTerritoryOf, type ZipCode } from '../reference/index.ts';
+import {
+  HOME_LIMITS,
+  hasAtMostDecimals,
+  priceHome,
+  type CoverageLevel,
+  type HomeOption,
+  type HousingType,
+  type Occupancy,
+  type PricedHome,
+} from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
 /**
@@ -58,9 +67,16 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
   const { code, field } = postalCodeOf(input, at);
   assertCoveredTerritory(code, field);
   const zip = findZipCode(code);
-  if (!zip) {
-    throw new DomainError('unknown_zip_code', `${code} is not a French postal code.`, {
-      errors: [{ field, code: 'invalid', message: 'is not a French postal code' }],
+  const cities = zip ? homeCities(zip) : [];
+  if (!zip || !cities.length) {
+    throw new DomainError('unknown_zip_code', notAHomePostalCode(code, zip), {
+      errors: [
+        {
+          field,
+          code: 'invalid',
+          message: 'is not the postal code of a commune (a CEDEX code is not where a home stands)',
+        },
+      ],
     });
   }
   if (!input.city.trim()) {
@@ -73,14 +89,16 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
     const error = hiddenCharacterError(`${at}/city`);
     throw new DomainError('validation_failed', `${error.field} ${error.message}.`, { errors: [error] });
   }
-  const city = matchCity(zip, input.city);
+  const matched = matchCity(zip, input.city);
+  // a CEDEX label routes mail to an organisation: no home stands there
+  const city = matched !== undefined && cities.includes(matched) ? matched : undefined;
   if (!city) {
     throw new DomainError(
       'city_mismatch',
-      `${input.city} is not served by the zip code ${zip.zipCode}; use one of: ${zip.cities.join(', ')}.`,
+      `${input.city} is not served by the zip code ${zip.zipCode}; use one of: ${cities.join(', ')}.`,
       {
         errors: [{ field: `${at}/city`, code: 'not_allowed', message: `must be one of the cities of ${zip.zipCode}` }],
-        acceptedValues: zip.cities,
+        acceptedValues: cities,
       },
     );
   }
@@ -89,10 +107,16 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
   if (input.housingType !== 'apartment' && input.floor !== undefined) {
     errors.push({ field: `${at}/floor`, code: 'not_allowed', message: 'only applies to an apartment' });
   }
-  const latestYear = now.getUTCFullYear() + 3;
+  // a home being built is insured from its completion's year at the latest: this year's and the next two
+  const latestYear = now.getUTCFullYear() + HOME_LIMITS.constructionYear.yearsAhead;
   if (input.constructionYear !== undefined && input.constructionYear > latestYear) {
-    errors.push({ field: `${at}/constructionYear`, code: 'out_of_range', message: `must be ${latestYear} or earlier` });
+    errors.push({
+      field: `${at}/constructionYear`,
+      code: 'out_of_range',
+      message: `must be ${latestYear} or earlier (at most ${HOME_LIMITS.constructionYear.yearsAhead} years after ${now.getUTCFullYear()}, for a home being built)`,
+    });
   }
+  errors.push(...livingAreaErrors(input.rooms, input.livingArea, at));
   if (input.contentsValue && input.contentsValue.currency !== RATING_TABLE.currency) {
     errors.push({
       field: `${at}/contentsValue/currency`,
@@ -142,6 +166,76 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
 }
 
 /**
+ * The cities of a zip code where a home may stand: its routing labels but a CEDEX one. A CEDEX code
+ * (courrier d'entreprise à distribution exceptionnelle) routes mail to a business, an administration
+ * or a camp, not to an address where someone lives: La Poste's data of communes leaves them out, but
+ * for 83998, CANJUERS CEDEX (the military camp of Canjuers).
+ */
+export function homeCities(zip: ZipCode): string[] {
+  return zip.cities.filter((city) => !/\bCEDEX\b/.test(city));
+}
+
+/** Why `code` names no commune a home may stand in: for /getPrice's 422 and /getCityByZipCode's 404. */
+export function notAHomePostalCode(code: string, zip: ZipCode | undefined): string {
+  return zip
+    ? `${code} is a CEDEX code (${zip.cities.join(', ')}), which routes mail to an organisation: no home stands there; give the postal code of the home's commune.`
+    : `${code} is not the postal code of a French commune in La Poste's data; a CEDEX code (mail to a business or an administration) is not one either: give the postal code of the home's commune.`;
+}
+
+/**
+ * The living area's own rules beyond its schema: at most two decimals (a loi Carrez area, 72.35 m²),
+ * and an area a home of that many main rooms can have (HOME_LIMITS.areaPerRoom: 12 rooms in 15 m²,
+ * or 1 room in 900 m², are declarations to correct, not homes to price).
+ */
+function livingAreaErrors(rooms: number, livingArea: number, at: string): FieldError[] {
+  const field = `${at}/livingArea`;
+  const { decimals } = HOME_LIMITS.livingArea;
+  if (!hasAtMostDecimals(livingArea, decimals))
+    return [{ field, code: 'invalid', message: `must have at most ${decimals} decimals (m² to the hundredth)` }];
+  const { min, max } = HOME_LIMITS.areaPerRoom;
+  if (livingArea < rooms * min || livingArea > rooms * max)
+    return [
+      {
+        field,
+        code: 'out_of_range',
+        message: `must be between ${min} and ${max} m² per main room: ${Math.max(HOME_LIMITS.livingArea.min, rooms * min)} to ${Math.min(HOME_LIMITS.livingArea.max, rooms * max)} m² for ${rooms} room${rooms === 1 ? '' : 's'}`,
+      },
+    ];
+  return [];
+}
+
+/**
+ * A stored home risk (a policy's) checked again, by today's rules, for its renewal: the postal code
+ * still in the tariff's territory and still a commune's in La Poste's data, the city still one it
+ * serves, the declared values (rooms and living area, construction year, contents value) still
+ * accepted, and the current rating table still able to price it. Returns the field errors (under
+ * `at`), empty when the risk may be renewed; the renewal's premium is the partner's, not re-priced.
+ */
+export function storedHomeRiskErrors(risk: HomeRisk, at: string, now: Date): FieldError[] {
+  const territory = uncoveredTerritoryError(String(risk.zipCode), `${at}/zipCode`);
+  if (territory) return [territory];
+  try {
+    const { priced } = resolveHomeRisk({ ...risk, zipCode: String(risk.zipCode) }, at, now);
+    priceHome(priced);
+    return [];
+  } catch (error) {
+    if (error instanceof DomainError) {
+      const errors = error.extra.errors;
+      return errors?.length ? errors : [{ field: at, code: 'invalid', message: error.detail }];
+    }
+    if (error instanceof RangeError)
+      return [
+        {
+          field: at,
+          code: 'invalid',
+          message: `is not priced by the rating table ${RATING_TABLE.version} (${error.message})`,
+        },
+      ];
+    throw error;
+  }
+}
+
+/**
  * The postal code a request gives, as `postalCode` or `zipCode` (the Demo API's name in the public
  * contract) — either, or both with the same value, as the API answers a home risk; `field` names it for errors.
  */
@@ -179,7 +273,7 @@ export function assertCoveredTerritory(code: string, field: string): void {
 
 /**
  * The field error of a postal code outside the home tariff's territory, else undefined: for
- * assertCoveredTerritory, and for a stored home policy's risk on its renewal (renew-policy.ts).
+ * assertCoveredTerritory, and for a stored home policy's risk on its renewal (storedHomeRiskErrors).
  */
 export function uncoveredTerritoryError(code: string, field: string): FieldError | undefined {
   const territory = overseasTerritoryOf(code);

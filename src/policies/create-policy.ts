@@ -1,7 +1,7 @@
 import {
   resolveHomeRisk,
   riskDifferences,
-  uncoveredTerritoryError,
+  storedHomeRiskErrors,
   verifyHomeQuote,
   type HomeQuoteTerms,
   type HomeRisk,
@@ -92,7 +92,10 @@ export async function createPolicy(
  * model (no endpoint changes them) are not checked for a control or invisible character, a rule
  * added after policies were stored with one. A stored home risk's postal code must still be in the
  * tariff's territory (a 975xx policy recorded before the overseas collectivities were refused is not
- * renewed); a creation checks the whole home risk afterwards (resolveRisk), with its own error codes.
+ * renewed), and the whole stored home risk is checked again as a quote would be (storedHomeRiskErrors:
+ * the address still a commune's and the city still served, the declared values still accepted, the
+ * current rating table still pricing it); a creation checks the whole home risk afterwards
+ * (resolveRisk), with its own error codes.
  */
 export function checkTerms(input: CreatePolicyInput, today: string, options: { renewal?: boolean } = {}): FieldError[] {
   const errors = [
@@ -102,8 +105,8 @@ export function checkTerms(input: CreatePolicyInput, today: string, options: { r
   const premiumCurrency = currencyError(input.premium.currency, '/premium/currency');
   if (premiumCurrency) errors.push(premiumCurrency);
   if (options.renewal && input.product === 'home') {
-    const territory = uncoveredTerritoryError(String((input.risk as HomeRisk).zipCode), '/risk/zipCode');
-    if (territory) errors.push(territory);
+    // read on today (the year bounding a construction year), as the rest of the renewal
+    errors.push(...storedHomeRiskErrors(input.risk as HomeRisk, '/risk', new Date(`${today}T12:00:00Z`)));
   }
   return errors;
 }

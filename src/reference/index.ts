@@ -9,5 +9,6 @@ export {
   overseasTerritoryOf,
   warmPostalCodes,
   type OverseasTerritory,
+  type ZipCode,
 } from './postal-codes.ts';
 export { parseDeparture, parseInstant, requireAirline, requireAirport } from './validate.ts';
