@@ -376,13 +376,30 @@ describe('Demo API', () => {
         assert.deepEqual(fieldsOf((await price({ ...PARIS_FLAT, livingArea })).body), ['/livingArea']);
     });
 
-    it('refuses a floor for a house and a construction year more than 3 years ahead', async () => {
+    it('refuses a floor for a house and a construction year more than 2 years after the quote', async () => {
       const house = await price({ ...PARIS_FLAT, housingType: 'house', floor: 1 });
       assert.equal(house.status, 422);
       assert.deepEqual(fieldsOf(house.body), ['/floor']);
-      const future = await price({ ...PARIS_FLAT, constructionYear: 2030 });
+      const future = await price({ ...PARIS_FLAT, constructionYear: 2029 }); // quoted in 2026
       assert.deepEqual(fieldsOf(future.body), ['/constructionYear']);
-      assert.equal((await price({ ...PARIS_FLAT, constructionYear: 2029 })).status, 200);
+      assert.equal((await price({ ...PARIS_FLAT, constructionYear: 2028 })).status, 200);
+    });
+
+    it('takes a living area to the hundredth, refuses one its rooms cannot have, and a CEDEX code', async () => {
+      const carrez = await price({ ...PARIS_FLAT, livingArea: 72.35 });
+      assert.equal(carrez.status, 200);
+      assert.equal(carrez.body.risk.livingArea, 72.35);
+      const third = await price({ ...PARIS_FLAT, livingArea: 72.355 });
+      assert.equal(third.status, 422);
+      assert.deepEqual(fieldsOf(third.body), ['/livingArea']);
+      const crammed = await price({ ...PARIS_FLAT, rooms: 12, livingArea: 15 });
+      assert.equal(crammed.status, 422);
+      assert.equal(crammed.body.code, 'validation_failed');
+      assert.deepEqual(fieldsOf(crammed.body), ['/livingArea']);
+      const cedex = await price({ ...PARIS_FLAT, zipCode: '75700' });
+      assert.equal(cedex.status, 422);
+      assert.equal(cedex.body.code, 'unknown_zip_code');
+      assert.match(cedex.body.detail, /CEDEX/);
     });
 
     it('writes nothing to the database', async () => {

@@ -785,8 +785,9 @@ export interface operations {
                          */
                         rooms: number;
                         /**
-                         * Format: int32
-                         * @description Living area in m², 9-1000.
+                         * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35, as a loi Carrez measurement), priced as given, never rounded; more decimals are a 422. It must suit the rooms: 7 to 200 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                         * @example 62
+                         * @example 72.35
                          */
                         livingArea: number;
                         /**
@@ -796,7 +797,7 @@ export interface operations {
                         floor?: number;
                         /**
                          * Format: int32
-                         * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                         * @description Year the building was completed: at most 2 years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.
                          */
                         constructionYear?: number;
                         /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
