@@ -1,10 +1,11 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
-import { findZipCode, matchCity, overseasTerritoryOf, type ZipCode } from '../reference/index.ts';
+import { Decimal } from 'decimal.js';
+import { departmentOf, findZipCode, matchCity, overseasTerritoryOf, type ZipCode } from '../reference/index.ts';
 import {
   HOME_LIMITS,
-  hasAtMostDecimals,
   priceHome,
+  zoneOf,
   type CoverageLevel,
   type HomeOption,
   type HousingType,
@@ -116,7 +117,8 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
       message: `must be ${latestYear} or earlier (at most ${HOME_LIMITS.constructionYear.yearsAhead} years after ${now.getUTCFullYear()}, for a home being built)`,
     });
   }
-  errors.push(...livingAreaErrors(input.rooms, input.livingArea, at));
+  const livingArea = toHundredth(input.livingArea);
+  errors.push(...livingAreaErrors(input.rooms, input.livingArea, livingArea, at));
   if (input.contentsValue && input.contentsValue.currency !== RATING_TABLE.currency) {
     errors.push({
       field: `${at}/contentsValue/currency`,
@@ -143,7 +145,7 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
     housingType: input.housingType,
     occupancy: input.occupancy,
     rooms: input.rooms,
-    livingArea: input.livingArea,
+    livingArea: livingArea!,
     ...(input.floor !== undefined ? { floor: input.floor } : {}),
     ...(input.constructionYear !== undefined ? { constructionYear: input.constructionYear } : {}),
     contentsValue: { amount: contentsValue, currency: RATING_TABLE.currency },
@@ -183,17 +185,36 @@ export function notAHomePostalCode(code: string, zip: ZipCode | undefined): stri
 }
 
 /**
- * The living area's own rules beyond its schema: at most two decimals (a loi Carrez area, 72.35 m²),
- * and an area a home of that many main rooms can have (HOME_LIMITS.areaPerRoom: 12 rooms in 15 m²,
- * or 1 room in 900 m², are declarations to correct, not homes to price).
+ * A living area to the hundredth: the value itself, or the hundredth it is within 1e-9 of — the
+ * noise of a binary float a partner's code computed (36.300000000000004 is 36.3) — else undefined
+ * (72.355 has a real third decimal).
  */
-function livingAreaErrors(rooms: number, livingArea: number, at: string): FieldError[] {
+export function toHundredth(livingArea: number): number | undefined {
+  if (!Number.isFinite(livingArea)) return undefined;
+  const { decimals } = HOME_LIMITS.livingArea;
+  const rounded = new Decimal(livingArea).toDecimalPlaces(decimals, Decimal.ROUND_HALF_UP).toNumber();
+  return Math.abs(livingArea - rounded) <= AREA_NOISE ? rounded : undefined;
+}
+
+/** How far from a hundredth a living area may be and still be read as that hundredth (float noise). */
+const AREA_NOISE = 1e-9;
+
+/**
+ * The living area's own rules beyond its schema: to the hundredth at most (72.35 m²; `rounded`,
+ * toHundredth's reading, undefined for a real third decimal), and an area a home of that many main
+ * rooms can have (HOME_LIMITS.areaPerRoom: 12 rooms in 15 m², or 1 room in 1 000 m², are
+ * declarations to correct, not homes to price). Checked at a quote and a creation, not on a renewal
+ * (storedHomeRiskErrors).
+ */
+function livingAreaErrors(rooms: number, given: number, rounded: number | undefined, at: string): FieldError[] {
   const field = `${at}/livingArea`;
   const { decimals } = HOME_LIMITS.livingArea;
-  if (!hasAtMostDecimals(livingArea, decimals))
-    return [{ field, code: 'invalid', message: `must have at most ${decimals} decimals (m² to the hundredth)` }];
+  if (rounded === undefined)
+    return [
+      { field, code: 'invalid', message: `must have at most ${decimals} decimals (m² to the hundredth), got ${given}` },
+    ];
   const { min, max } = HOME_LIMITS.areaPerRoom;
-  if (livingArea < rooms * min || livingArea > rooms * max)
+  if (rounded < rooms * min || rounded > rooms * max)
     return [
       {
         field,
@@ -205,15 +226,55 @@ function livingAreaErrors(rooms: number, livingArea: number, at: string): FieldE
 }
 
 /**
- * A stored home risk (a policy's) checked again, by today's rules, for its renewal: the postal code
- * still in the tariff's territory and still a commune's in La Poste's data, the city still one it
- * serves, the declared values (rooms and living area, construction year, contents value) still
- * accepted, and the current rating table still able to price it. Returns the field errors (under
- * `at`), empty when the risk may be renewed; the renewal's premium is the partner's, not re-priced.
+ * What blocks the renewal of a stored home risk (a policy's): only what the tariff cannot cover or
+ * rate — a postal code of a territory outside it (975xx), or whose département is in no zone of the
+ * current rating table. The rules of a quote (rooms against area, decimals, a CEDEX code, the city
+ * among the code's labels, the construction year) are not applied again: a policy in force renews
+ * tacitly (code des assurances, L113-12) and a wrong declaration is the insurer's to raise at a claim
+ * (L113-8, L113-9), as a motor policy breaking a rule added later is renewed as stored
+ * (docs/policies.md). storedHomeRiskFindings lists them, for the renewal's audit row. Field errors
+ * under `at`; empty when the risk may be renewed.
  */
-export function storedHomeRiskErrors(risk: HomeRisk, at: string, now: Date): FieldError[] {
-  const territory = uncoveredTerritoryError(String(risk.zipCode), `${at}/zipCode`);
+export function storedHomeRiskErrors(risk: HomeRisk, at: string): FieldError[] {
+  const code = String(risk.zipCode);
+  const field = `${at}/zipCode`;
+  const territory = uncoveredTerritoryError(code, field);
   if (territory) return [territory];
+  for (const department of storedDepartments(code, risk.city)) {
+    try {
+      zoneOf(department);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      return [
+        {
+          field,
+          code: 'not_allowed',
+          message: `is in the département ${department}, in no zone of the rating table ${RATING_TABLE.version}: outside the home tariff`,
+        },
+      ];
+    }
+  }
+  return [];
+}
+
+/**
+ * The départements a stored postal code stands for: its city's in La Poste's data, else (a city
+ * relabelled since) every one the code serves, else (a code the data no longer has) its own
+ * prefix's (97x, 98x, or the first two digits).
+ */
+function storedDepartments(code: string, city: string): string[] {
+  const zip = findZipCode(code);
+  if (!zip) return [departmentOf(code)];
+  const department = zip.departments.get(city);
+  return department !== undefined ? [department] : [...new Set(zip.departments.values())];
+}
+
+/**
+ * The rules of a quote a stored home risk no longer meets (the postal code and city, rooms against
+ * area, decimals, the construction year, the current table's bounds), checked on the day of its
+ * renewal: non-blocking findings for the renewal's audit row (storedHomeRiskErrors blocks).
+ */
+export function storedHomeRiskFindings(risk: HomeRisk, at: string, now: Date): FieldError[] {
   try {
     const { priced } = resolveHomeRisk({ ...risk, zipCode: String(risk.zipCode) }, at, now);
     priceHome(priced);

@@ -7,6 +7,7 @@ export {
   type HomeRisk,
   type HomeRiskInput,
   storedHomeRiskErrors,
+  storedHomeRiskFindings,
 } from './home-risk.ts';
 export { verifyHomeQuote, type HomeQuoteTerms } from './quote-token.ts';
 export { DEMO_PREFIX, demoRoutes } from './routes.ts';

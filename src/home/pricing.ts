@@ -36,14 +36,19 @@ export * from './model.ts';
 /** Bounds of what the tariff prices; the API schemas document the same numbers. */
 export const HOME_LIMITS = Object.freeze({
   rooms: { min: 1, max: 20 },
-  /** m², to the hundredth at most (a loi Carrez measurement: 72.35), priced as given */
+  /**
+   * m², to the hundredth at most (72.35: the surface habitable of CCH R156-1, or the loi Carrez
+   * surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise,
+   * 36.300000000000004) is read as that hundredth (home-risk.ts, toHundredth)
+   */
   livingArea: { min: 9, max: 1000, decimals: 2 },
   /**
-   * m² of living area per main room: below 7, rooms no one can live in (a habitable room is 9 m² in
-   * décret 2002-120, a bedroom rarely under 7 even with the kitchen and bathrooms counted in the area);
-   * above 200, a home whose rooms were not counted. Outside: 422 naming livingArea.
+   * m² of living area per main room: below 7, rooms no one can live in (décret 2002-120 asks a decent
+   * home for at least one main room of 9 m², or 20 m³; a bedroom is rarely under 7, even with the
+   * kitchen and bathrooms counted in the area); above 300, a home whose rooms were not counted (a loft
+   * of one 250 m² room is a home). Outside: 422 naming livingArea, at a quote and a creation.
    */
-  areaPerRoom: { min: 7, max: 200 },
+  areaPerRoom: { min: 7, max: 300 },
   floor: { min: 0, max: 60 },
   /** `yearsAhead`: after the year of the quote (or of the renewal), for a home being built. */
   constructionYear: { min: 1500, yearsAhead: 2 },

@@ -14,6 +14,6 @@ export const HOME_QUOTE_DESCRIPTION =
   'and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. ' +
   'The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, ' +
   'and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. ' +
-  'livingArea is in m², whole or to the hundredth, priced as given; it must suit the rooms (7 to 200 m² per main room), else 422 validation_failed naming livingArea. ' +
+  'livingArea is in m², whole or to the hundredth (a value within 1e-9 of a hundredth, float noise, is read and answered as it), priced as given; it must suit the rooms (7 to 300 m² per main room), else 422 validation_failed naming livingArea. ' +
   'A CEDEX code is not where a home stands: 422 unknown_zip_code. ' +
   'A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.';

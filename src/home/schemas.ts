@@ -113,7 +113,7 @@ const homeFields = {
     minimum: livingArea.min,
     maximum: livingArea.max,
     description:
-      `Living area in m², ${livingArea.min}-${livingArea.max}: whole m² or to the hundredth at most (72.35, as a loi Carrez measurement), priced as given, never rounded; more decimals are a 422. ` +
+      `Living area in m², ${livingArea.min}-${livingArea.max}: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. ` +
       `It must suit the rooms: ${areaPerRoom.min} to ${areaPerRoom.max} m² per main room (12 rooms in 15 m² is a 422 naming livingArea).`,
     examples: [62, 72.35],
   }),

@@ -4,6 +4,7 @@ export { findAirport } from './airports.ts';
 export { normaliseFlightNumber } from './flight-designators.ts';
 export {
   ZIP_CODE_PATTERN,
+  departmentOf,
   findZipCode,
   matchCity,
   overseasTerritoryOf,

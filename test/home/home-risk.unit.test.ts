@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DomainError } from '../../src/platform/errors.ts';
 import { findCities } from '../../src/home/find-cities.ts';
-import { resolveHomeRisk, storedHomeRiskErrors, type HomeRiskInput } from '../../src/home/home-risk.ts';
+import {
+  resolveHomeRisk,
+  storedHomeRiskErrors,
+  storedHomeRiskFindings,
+  toHundredth,
+  type HomeRiskInput,
+} from '../../src/home/home-risk.ts';
 import { priceHome } from '../../src/home/pricing.ts';
 
 /** The worked example of docs/home-pricing.md. */
@@ -46,12 +52,28 @@ describe('home risk', () => {
     const third = refusal({ ...PARIS_FLAT, livingArea: 72.355 });
     assert.equal(third.code, 'validation_failed');
     assert.deepEqual(third.errors, [
-      { field: '/livingArea', code: 'invalid', message: 'must have at most 2 decimals (m² to the hundredth)' },
+      {
+        field: '/livingArea',
+        code: 'invalid',
+        message: 'must have at most 2 decimals (m² to the hundredth), got 72.355',
+      },
     ]);
     assert.throws(
       () => priceHome({ ...resolveHomeRisk(PARIS_FLAT, '', QUOTED_AT).priced, livingArea: 72.355 }),
       RangeError,
     );
+  });
+
+  it('reads a living area within 1e-9 of a hundredth as that hundredth (float noise), priced and stored so', () => {
+    const noisy = 36.2 + 0.1; // 36.300000000000004, as a partner's code computes it
+    assert.notEqual(noisy, 36.3);
+    const { risk, priced } = resolveHomeRisk({ ...PARIS_FLAT, livingArea: noisy }, '', QUOTED_AT);
+    assert.equal(risk.livingArea, 36.3);
+    assert.equal(priced.livingArea, 36.3);
+    assert.equal(priceHome(priced).parts.building, priceHome({ ...priced, livingArea: 36.3 }).parts.building);
+    assert.equal(toHundredth(72.35), 72.35);
+    assert.equal(toHundredth(72.35 + 2e-9), undefined, 'beyond the noise: a real decimal');
+    assert.equal(toHundredth(72.355), undefined);
   });
 
   it('refuses a living area no home of that many rooms has, naming livingArea with the bounds', () => {
@@ -61,21 +83,21 @@ describe('home risk', () => {
       {
         field: '/livingArea',
         code: 'out_of_range',
-        message: 'must be between 7 and 200 m² per main room: 84 to 1000 m² for 12 rooms',
+        message: 'must be between 7 and 300 m² per main room: 84 to 1000 m² for 12 rooms',
       },
     ]);
     const hall = refusal({ ...PARIS_FLAT, rooms: 1, livingArea: 900 });
-    assert.equal(hall.errors[0]!.message, 'must be between 7 and 200 m² per main room: 9 to 200 m² for 1 room');
+    assert.equal(hall.errors[0]!.message, 'must be between 7 and 300 m² per main room: 9 to 300 m² for 1 room');
     // the bounds themselves are homes
     for (const [rooms, livingArea] of [
       [12, 84],
-      [1, 200],
+      [1, 300], // a loft
       [1, 9],
       [2, 14],
     ] as const)
       assert.equal(resolveHomeRisk({ ...PARIS_FLAT, rooms, livingArea }, '', QUOTED_AT).risk.livingArea, livingArea);
     assert.equal(refusal({ ...PARIS_FLAT, rooms: 2, livingArea: 13.99 }).errors[0]!.field, '/livingArea');
-    assert.equal(refusal({ ...PARIS_FLAT, rooms: 1, livingArea: 200.01 }).errors[0]!.field, '/livingArea');
+    assert.equal(refusal({ ...PARIS_FLAT, rooms: 1, livingArea: 300.01 }).errors[0]!.field, '/livingArea');
   });
 
   it('takes a construction year up to two years after the quote, a home being built', () => {
@@ -129,29 +151,37 @@ describe('home risk', () => {
     assert.match(miquelon.detail, /Saint Pierre and Miquelon/);
   });
 
-  it('checks a stored risk again for its renewal: territory, address, declared values', () => {
+  it('blocks a renewal only for what the tariff cannot cover or rate, the rest a finding', () => {
     const stored = resolveHomeRisk(PARIS_FLAT, '/risk', QUOTED_AT).risk;
-    assert.deepEqual(storedHomeRiskErrors(stored, '/risk', QUOTED_AT), []);
+    assert.deepEqual(storedHomeRiskErrors(stored, '/risk'), []);
+    assert.deepEqual(storedHomeRiskFindings(stored, '/risk', QUOTED_AT), []);
     assert.deepEqual(
-      storedHomeRiskErrors({ ...stored, zipCode: '97500', city: 'ST PIERRE' }, '/risk', QUOTED_AT).map((e) => e.field),
+      storedHomeRiskErrors({ ...stored, zipCode: '97500', city: 'ST PIERRE' }, '/risk').map((e) => e.field),
       ['/risk/zipCode'],
     );
-    assert.deepEqual(
-      storedHomeRiskErrors({ ...stored, city: 'LYON' }, '/risk', QUOTED_AT).map((e) => e.field),
-      ['/risk/city'],
-    );
-    assert.deepEqual(
-      storedHomeRiskErrors({ ...stored, zipCode: '75700' }, '/risk', QUOTED_AT).map((e) => e.field),
-      ['/risk/zipCode'],
-    );
-    assert.deepEqual(storedHomeRiskErrors({ ...stored, rooms: 12, livingArea: 15 }, '/risk', QUOTED_AT), [
+    // a risk written under older rules: renewed, each rule it breaks a finding
+    for (const [risk, field] of [
+      [{ ...stored, city: 'LYON' }, '/risk/city'],
+      [{ ...stored, zipCode: '75700' }, '/risk/zipCode'],
+      [{ ...stored, rooms: 12, livingArea: 15 }, '/risk/livingArea'],
+      [{ ...stored, livingArea: 72.355 }, '/risk/livingArea'],
+      [{ ...stored, constructionYear: 2029 }, '/risk/constructionYear'],
+    ] as const) {
+      assert.deepEqual(storedHomeRiskErrors(risk, '/risk'), [], field);
+      assert.deepEqual(
+        storedHomeRiskFindings(risk, '/risk', QUOTED_AT).map((e) => e.field),
+        [field],
+      );
+    }
+    // a département the current table has no zone for: the tariff cannot rate it
+    assert.deepEqual(storedHomeRiskErrors({ ...stored, zipCode: '98000', city: 'MONACO' }, '/risk'), [
       {
-        field: '/risk/livingArea',
-        code: 'out_of_range',
-        message: 'must be between 7 and 200 m² per main room: 84 to 1000 m² for 12 rooms',
+        field: '/risk/zipCode',
+        code: 'not_allowed',
+        message: 'is in the département 980, in no zone of the rating table home-1: outside the home tariff',
       },
     ]);
-    const [unpriced, ...more] = storedHomeRiskErrors(
+    const [unpriced, ...more] = storedHomeRiskFindings(
       { ...stored, contentsValue: { amount: 50, currency: 'EUR' } },
       '/risk',
       QUOTED_AT,

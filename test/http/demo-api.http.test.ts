@@ -46,6 +46,15 @@ describe('Demo API', () => {
       }
     });
 
+    it('answers a CEDEX code 404: 83998 whose only label is CANJUERS CEDEX, and 75700 the data leaves out', async () => {
+      const camp = await cities('83998');
+      assert.deepEqual([camp.status, camp.body.code], [404, 'zip_code_not_found'], JSON.stringify(camp.body));
+      assert.match(camp.body.detail, /^83998 is a CEDEX code \(CANJUERS CEDEX\).*no home stands there/);
+      const leftOut = await cities('75700');
+      assert.deepEqual([leftOut.status, leftOut.body.code], [404, 'zip_code_not_found'], JSON.stringify(leftOut.body));
+      assert.match(leftOut.body.detail, /^75700 is not the postal code of a French commune.*a CEDEX code/);
+    });
+
     it('takes postalCode or zipCode, the name of the public contract — either, or both alike', async () => {
       const res = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: '75007' }, partner.auth);
       assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -391,7 +400,18 @@ describe('Demo API', () => {
       assert.equal(carrez.body.risk.livingArea, 72.35);
       const third = await price({ ...PARIS_FLAT, livingArea: 72.355 });
       assert.equal(third.status, 422);
-      assert.deepEqual(fieldsOf(third.body), ['/livingArea']);
+      assert.deepEqual(third.body.errors, [
+        {
+          field: '/livingArea',
+          code: 'invalid',
+          message: 'must have at most 2 decimals (m² to the hundredth), got 72.355',
+        },
+      ]);
+      // float noise of a partner's arithmetic: read as the hundredth, priced and answered so
+      const noisy = await price({ ...PARIS_FLAT, livingArea: 36.2 + 0.1 });
+      assert.equal(noisy.status, 200, JSON.stringify(noisy.body));
+      assert.equal(noisy.body.risk.livingArea, 36.3);
+      assert.deepEqual(noisy.body.annualPremium, (await price({ ...PARIS_FLAT, livingArea: 36.3 })).body.annualPremium);
       const crammed = await price({ ...PARIS_FLAT, rooms: 12, livingArea: 15 });
       assert.equal(crammed.status, 422);
       assert.equal(crammed.body.code, 'validation_failed');

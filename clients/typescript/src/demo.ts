@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. livingArea is in m², whole or to the hundredth, priced as given; it must suit the rooms (7 to 200 m² per main room), else 422 validation_failed naming livingArea. A CEDEX code is not where a home stands: 422 unknown_zip_code. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. livingArea is in m², whole or to the hundredth (a value within 1e-9 of a hundredth, float noise, is read and answered as it), priced as given; it must suit the rooms (7 to 300 m² per main room), else 422 validation_failed naming livingArea. A CEDEX code is not where a home stands: 422 unknown_zip_code. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
          */
         post: operations["getPrice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance (alias of /getPrice)
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. livingArea is in m², whole or to the hundredth, priced as given; it must suit the rooms (7 to 200 m² per main room), else 422 validation_failed naming livingArea. A CEDEX code is not where a home stands: 422 unknown_zip_code. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. livingArea is in m², whole or to the hundredth (a value within 1e-9 of a hundredth, float noise, is read and answered as it), priced as given; it must suit the rooms (7 to 300 m² per main room), else 422 validation_failed naming livingArea. A CEDEX code is not where a home stands: 422 unknown_zip_code. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
          */
         post: operations["getPriceAlias"];
         delete?: never;
@@ -480,7 +480,7 @@ export interface operations {
                      */
                     rooms: number;
                     /**
-                     * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35, as a loi Carrez measurement), priced as given, never rounded; more decimals are a 422. It must suit the rooms: 7 to 200 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                     * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
                      * @example 62
                      * @example 72.35
                      */
@@ -751,7 +751,7 @@ export interface operations {
                              */
                             rooms: number;
                             /**
-                             * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35, as a loi Carrez measurement), priced as given, never rounded; more decimals are a 422. It must suit the rooms: 7 to 200 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                             * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
                              * @example 62
                              * @example 72.35
                              */
@@ -1079,7 +1079,7 @@ export interface operations {
                      */
                     rooms: number;
                     /**
-                     * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35, as a loi Carrez measurement), priced as given, never rounded; more decimals are a 422. It must suit the rooms: 7 to 200 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                     * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
                      * @example 62
                      * @example 72.35
                      */
@@ -1350,7 +1350,7 @@ export interface operations {
                              */
                             rooms: number;
                             /**
-                             * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35, as a loi Carrez measurement), priced as given, never rounded; more decimals are a 422. It must suit the rooms: 7 to 200 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                             * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
                              * @example 62
                              * @example 72.35
                              */
