@@ -6,7 +6,8 @@ export {
   riskDifferences,
   type HomeRisk,
   type HomeRiskInput,
-  uncoveredTerritoryError,
+  storedHomeRiskErrors,
+  storedHomeRiskFindings,
 } from './home-risk.ts';
 export { verifyHomeQuote, type HomeQuoteTerms } from './quote-token.ts';
 export { DEMO_PREFIX, demoRoutes } from './routes.ts';

@@ -11,7 +11,8 @@
  *   tax              = round(N × taxRate)
  *   annual           = N + tax                                                 (exactly)
  *   monthly          = round(annual / 12)
- * with one rounding rule, ROUND_HALF_UP to integer minor units.
+ * with one rounding rule, ROUND_HALF_UP to integer minor units. livingArea may have two decimals
+ * (72.35 m²): it is priced as given, exactly (decimal.js), never rounded to whole m² first.
  */
 import { Decimal } from 'decimal.js';
 import {
@@ -35,10 +36,22 @@ export * from './model.ts';
 /** Bounds of what the tariff prices; the API schemas document the same numbers. */
 export const HOME_LIMITS = Object.freeze({
   rooms: { min: 1, max: 20 },
-  /** m² */
-  livingArea: { min: 9, max: 1000 },
+  /**
+   * m², to the hundredth at most (72.35: the surface habitable of CCH R156-1, or the loi Carrez
+   * surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise,
+   * 36.300000000000004) is read as that hundredth (home-risk.ts, toHundredth)
+   */
+  livingArea: { min: 9, max: 1000, decimals: 2 },
+  /**
+   * m² of living area per main room: below 7, rooms no one can live in (décret 2002-120 asks a decent
+   * home for at least one main room of 9 m², or 20 m³; a bedroom is rarely under 7, even with the
+   * kitchen and bathrooms counted in the area); above 300, a home whose rooms were not counted (a loft
+   * of one 250 m² room is a home). Outside: 422 naming livingArea, at a quote and a creation.
+   */
+  areaPerRoom: { min: 7, max: 300 },
   floor: { min: 0, max: 60 },
-  constructionYear: { min: 1500 },
+  /** `yearsAhead`: after the year of the quote (or of the renewal), for a home being built. */
+  constructionYear: { min: 1500, yearsAhead: 2 },
   /** minor units: 1 000.00 to 300 000.00 */
   contentsValue: { min: 100_000, max: 30_000_000 },
 });
@@ -93,7 +106,9 @@ export function zoneOf(department: string, table: RatingTable = RATING_TABLE): Z
   const zone = ZONES.find((z) => table.zones[z].departments.includes(department));
   if (zone !== undefined) return zone;
   if (/^9[78]/.test(department))
-    throw new Error(`Département ${department} is overseas and in no zone of the rating table: outside the tariff.`);
+    throw new RangeError(
+      `Département ${department} is overseas and in no zone of the rating table: outside the tariff.`,
+    );
   return table.defaultZone;
 }
 
@@ -238,7 +253,11 @@ function assertPriceable(home: PricedHome): void {
       throw new RangeError(`${name} must be an integer in ${min}..${max}, got ${value}`);
   };
   within(home.rooms, HOME_LIMITS.rooms.min, HOME_LIMITS.rooms.max, 'rooms');
-  within(home.livingArea, HOME_LIMITS.livingArea.min, HOME_LIMITS.livingArea.max, 'livingArea');
+  const area = HOME_LIMITS.livingArea;
+  if (!hasAtMostDecimals(home.livingArea, area.decimals) || home.livingArea < area.min || home.livingArea > area.max)
+    throw new RangeError(
+      `livingArea must be in ${area.min}..${area.max} with at most ${area.decimals} decimals, got ${home.livingArea}`,
+    );
   within(home.contentsValue, HOME_LIMITS.contentsValue.min, HOME_LIMITS.contentsValue.max, 'contentsValue');
   if (home.floor !== null) within(home.floor, HOME_LIMITS.floor.min, HOME_LIMITS.floor.max, 'floor');
   if (home.constructionYear !== null)
@@ -251,6 +270,11 @@ function assertPriceable(home: PricedHome): void {
   for (const option of home.options)
     if (!HOME_OPTIONS.includes(option)) throw new RangeError(`unknown option ${String(option)}`);
   if (new Set(home.options).size !== home.options.length) throw new RangeError('options must not repeat');
+}
+
+/** Whether a number is finite and has at most `decimals` digits after the point (72.35, not 72.351). */
+export function hasAtMostDecimals(value: number, decimals: number): boolean {
+  return Number.isFinite(value) && new Decimal(value).decimalPlaces() <= decimals;
 }
 
 /** The one rounding rule: half up to an integer number of minor units. */

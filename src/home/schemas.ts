@@ -48,7 +48,7 @@ export const CityResponse = Type.Object({
   }),
 });
 
-const { rooms, livingArea, floor, constructionYear, contentsValue } = HOME_LIMITS;
+const { rooms, livingArea, areaPerRoom, floor, constructionYear, contentsValue } = HOME_LIMITS;
 
 const ContentsValue = Type.Object(
   {
@@ -109,10 +109,13 @@ const homeFields = {
     maximum: rooms.max,
     description: `Main rooms (kitchen and bathrooms excluded), ${rooms.min}-${rooms.max}.`,
   }),
-  livingArea: Type.Integer({
+  livingArea: Type.Number({
     minimum: livingArea.min,
     maximum: livingArea.max,
-    description: `Living area in m², ${livingArea.min}-${livingArea.max}.`,
+    description:
+      `Living area in m², ${livingArea.min}-${livingArea.max}: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. ` +
+      `It must suit the rooms: ${areaPerRoom.min} to ${areaPerRoom.max} m² per main room (12 rooms in 15 m² is a 422 naming livingArea).`,
+    examples: [62, 72.35],
   }),
   floor: Type.Optional(
     Type.Integer({
@@ -125,8 +128,7 @@ const homeFields = {
     Type.Integer({
       minimum: constructionYear.min,
       maximum: 2100,
-      description:
-        'Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.',
+      description: `Year the building was completed: at most ${constructionYear.yearsAhead} years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.`,
     }),
   ),
   contentsValue: Type.Optional(ContentsValue),

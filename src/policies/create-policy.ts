@@ -1,7 +1,7 @@
 import {
   resolveHomeRisk,
   riskDifferences,
-  uncoveredTerritoryError,
+  storedHomeRiskErrors,
   verifyHomeQuote,
   type HomeQuoteTerms,
   type HomeRisk,
@@ -90,9 +90,12 @@ export async function createPolicy(
  * create checks them. `renewal`: the terms of a renewal, the policyholder and risk as stored, checked
  * by today's rules — but for a rule no call can satisfy on a stored value: a motor risk's make and
  * model (no endpoint changes them) are not checked for a control or invisible character, a rule
- * added after policies were stored with one. A stored home risk's postal code must still be in the
- * tariff's territory (a 975xx policy recorded before the overseas collectivities were refused is not
- * renewed); a creation checks the whole home risk afterwards (resolveRisk), with its own error codes.
+ * added after policies were stored with one. A stored home risk (no call changes it either) is
+ * blocked only by what the tariff cannot cover or rate (storedHomeRiskErrors: a territory outside it,
+ * 975xx; a département in no zone of the current rating table); the rules of a quote it may break
+ * (rooms against area, decimals, a CEDEX code, the city, the construction year) are findings for the
+ * renewal's audit row (renew-policy.ts). A creation checks the whole home risk afterwards
+ * (resolveRisk), with its own error codes.
  */
 export function checkTerms(input: CreatePolicyInput, today: string, options: { renewal?: boolean } = {}): FieldError[] {
   const errors = [
@@ -102,8 +105,7 @@ export function checkTerms(input: CreatePolicyInput, today: string, options: { r
   const premiumCurrency = currencyError(input.premium.currency, '/premium/currency');
   if (premiumCurrency) errors.push(premiumCurrency);
   if (options.renewal && input.product === 'home') {
-    const territory = uncoveredTerritoryError(String((input.risk as HomeRisk).zipCode), '/risk/zipCode');
-    if (territory) errors.push(territory);
+    errors.push(...storedHomeRiskErrors(input.risk as HomeRisk, '/risk'));
   }
   return errors;
 }

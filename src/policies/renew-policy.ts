@@ -1,5 +1,6 @@
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
+import { storedHomeRiskFindings, type HomeRisk } from '../home/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { checkTerms, invalid, MAX_YEARS_AHEAD, recordPolicy } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
@@ -88,10 +89,19 @@ export async function renewPolicy(
   // from the previous term) cannot be fixed by resending the request: 409, naming what fails.
   const asked = errors.filter((e) => requestField(e.field, input));
   if (asked.length) throw invalid(asked);
-  if (errors.length)
+  if (errors.length) {
+    // no call changes a home risk: what blocks it cannot be corrected, only insured anew
+    const homeRisk = policy.product === 'home' && errors.some((e) => e.field.startsWith('/risk'));
     throw refuse(
-      `cannot be renewed as stored, for a term from ${start}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')} (correct it first, or record a new policy)`,
+      `cannot be renewed as stored, for a term from ${start}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')} (${homeRisk ? 'no call changes a home risk: record a new policy' : 'correct it first, or record a new policy'})`,
     );
+  }
+  // the rules of a quote a stored home risk no longer meets do not block its renewal (tacit renewal,
+  // code des assurances L113-12; a wrong declaration is raised at a claim, L113-8/9): recorded for the insurer
+  const findings =
+    policy.product === 'home'
+      ? storedHomeRiskFindings(terms.risk as unknown as HomeRisk, '/risk', new Date(`${today}T12:00:00Z`))
+      : [];
   const renewal = await recordPolicy(deps, trx, caller, terms, now, {
     renews: { policyNumber: policy.policy_number, anniversaryDate: policy.anniversary_date },
   });
@@ -105,6 +115,7 @@ export async function renewPolicy(
       renewal: renewal.policy_number,
       effectiveDate: renewal.effective_date,
       expiryDate: renewal.expiry_date,
+      ...(findings.length ? { storedRiskFindings: findings } : {}),
     },
     now,
   );

@@ -4,10 +4,12 @@ export { findAirport } from './airports.ts';
 export { normaliseFlightNumber } from './flight-designators.ts';
 export {
   ZIP_CODE_PATTERN,
+  departmentOf,
   findZipCode,
   matchCity,
   overseasTerritoryOf,
   warmPostalCodes,
   type OverseasTerritory,
+  type ZipCode,
 } from './postal-codes.ts';
 export { parseDeparture, parseInstant, requireAirline, requireAirport } from './validate.ts';

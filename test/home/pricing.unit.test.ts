@@ -36,7 +36,11 @@ const homeArb: fc.Arbitrary<PricedHome> = fc
     housingType: fc.constantFrom('house' as const, 'apartment' as const),
     occupancy: fc.constantFrom('owner' as const, 'tenant' as const),
     rooms: fc.integer({ min: HOME_LIMITS.rooms.min, max: HOME_LIMITS.rooms.max }),
-    livingArea: fc.integer({ min: HOME_LIMITS.livingArea.min, max: HOME_LIMITS.livingArea.max }),
+    // whole m² or to the hundredth (72.35), as the API takes them
+    livingArea: fc.oneof(
+      fc.integer({ min: HOME_LIMITS.livingArea.min, max: HOME_LIMITS.livingArea.max }),
+      fc.integer({ min: HOME_LIMITS.livingArea.min * 100, max: HOME_LIMITS.livingArea.max * 100 }).map((n) => n / 100),
+    ),
     floor: fc.option(fc.integer({ min: HOME_LIMITS.floor.min, max: HOME_LIMITS.floor.max })),
     constructionYear: fc.option(fc.integer({ min: 1600, max: 2028 })),
     contentsValue: fc.integer({ min: HOME_LIMITS.contentsValue.min, max: HOME_LIMITS.contentsValue.max }),
@@ -140,8 +144,9 @@ describe('home pricing', () => {
       fc.property(homeArb, (home) => {
         const annual = (h: PricedHome) => priceHome(h).annual;
         const base = annual(home);
-        if (home.livingArea < HOME_LIMITS.livingArea.max)
-          assert.ok(annual({ ...home, livingArea: home.livingArea + 1 }) >= base);
+        // one m² more, kept to the hundredth (72.35 + 1 is 73.35000000000001 in floating point)
+        if (home.livingArea + 1 <= HOME_LIMITS.livingArea.max)
+          assert.ok(annual({ ...home, livingArea: Math.round((home.livingArea + 1) * 100) / 100 }) >= base);
         if (home.rooms < HOME_LIMITS.rooms.max) assert.ok(annual({ ...home, rooms: home.rooms + 1 }) >= base);
         assert.ok(
           annual({ ...home, contentsValue: Math.min(home.contentsValue + 100_000, HOME_LIMITS.contentsValue.max) }) >=

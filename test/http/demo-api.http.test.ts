@@ -46,6 +46,15 @@ describe('Demo API', () => {
       }
     });
 
+    it('answers a CEDEX code 404: 83998 whose only label is CANJUERS CEDEX, and 75700 the data leaves out', async () => {
+      const camp = await cities('83998');
+      assert.deepEqual([camp.status, camp.body.code], [404, 'zip_code_not_found'], JSON.stringify(camp.body));
+      assert.match(camp.body.detail, /^83998 is a CEDEX code \(CANJUERS CEDEX\).*no home stands there/);
+      const leftOut = await cities('75700');
+      assert.deepEqual([leftOut.status, leftOut.body.code], [404, 'zip_code_not_found'], JSON.stringify(leftOut.body));
+      assert.match(leftOut.body.detail, /^75700 is not the postal code of a French commune.*a CEDEX code/);
+    });
+
     it('takes postalCode or zipCode, the name of the public contract — either, or both alike', async () => {
       const res = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: '75007' }, partner.auth);
       assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -376,13 +385,41 @@ describe('Demo API', () => {
         assert.deepEqual(fieldsOf((await price({ ...PARIS_FLAT, livingArea })).body), ['/livingArea']);
     });
 
-    it('refuses a floor for a house and a construction year more than 3 years ahead', async () => {
+    it('refuses a floor for a house and a construction year more than 2 years after the quote', async () => {
       const house = await price({ ...PARIS_FLAT, housingType: 'house', floor: 1 });
       assert.equal(house.status, 422);
       assert.deepEqual(fieldsOf(house.body), ['/floor']);
-      const future = await price({ ...PARIS_FLAT, constructionYear: 2030 });
+      const future = await price({ ...PARIS_FLAT, constructionYear: 2029 }); // quoted in 2026
       assert.deepEqual(fieldsOf(future.body), ['/constructionYear']);
-      assert.equal((await price({ ...PARIS_FLAT, constructionYear: 2029 })).status, 200);
+      assert.equal((await price({ ...PARIS_FLAT, constructionYear: 2028 })).status, 200);
+    });
+
+    it('takes a living area to the hundredth, refuses one its rooms cannot have, and a CEDEX code', async () => {
+      const carrez = await price({ ...PARIS_FLAT, livingArea: 72.35 });
+      assert.equal(carrez.status, 200);
+      assert.equal(carrez.body.risk.livingArea, 72.35);
+      const third = await price({ ...PARIS_FLAT, livingArea: 72.355 });
+      assert.equal(third.status, 422);
+      assert.deepEqual(third.body.errors, [
+        {
+          field: '/livingArea',
+          code: 'invalid',
+          message: 'must have at most 2 decimals (m² to the hundredth), got 72.355',
+        },
+      ]);
+      // float noise of a partner's arithmetic: read as the hundredth, priced and answered so
+      const noisy = await price({ ...PARIS_FLAT, livingArea: 36.2 + 0.1 });
+      assert.equal(noisy.status, 200, JSON.stringify(noisy.body));
+      assert.equal(noisy.body.risk.livingArea, 36.3);
+      assert.deepEqual(noisy.body.annualPremium, (await price({ ...PARIS_FLAT, livingArea: 36.3 })).body.annualPremium);
+      const crammed = await price({ ...PARIS_FLAT, rooms: 12, livingArea: 15 });
+      assert.equal(crammed.status, 422);
+      assert.equal(crammed.body.code, 'validation_failed');
+      assert.deepEqual(fieldsOf(crammed.body), ['/livingArea']);
+      const cedex = await price({ ...PARIS_FLAT, zipCode: '75700' });
+      assert.equal(cedex.status, 422);
+      assert.equal(cedex.body.code, 'unknown_zip_code');
+      assert.match(cedex.body.detail, /CEDEX/);
     });
 
     it('writes nothing to the database', async () => {

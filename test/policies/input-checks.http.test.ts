@@ -346,7 +346,55 @@ describe('the policyholder and the plate, as a policy-administration system send
     assert.deepEqual([refused.status, refused.body.code], [409, 'policy_not_renewable'], JSON.stringify(refused.body));
     assert.equal(
       refused.body.detail,
-      `Policy ${policyNumber} cannot be renewed as stored, for a term from 2027-03-10: /risk/zipCode is a postal code of Saint Pierre and Miquelon, outside the home tariff (correct it first, or record a new policy).`,
+      `Policy ${policyNumber} cannot be renewed as stored, for a term from 2027-03-10: /risk/zipCode is a postal code of Saint Pierre and Miquelon, outside the home tariff (no call changes a home risk: record a new policy).`,
     );
+  });
+
+  it('renews a home policy whose stored risk breaks a rule of a quote added later, recording it as a finding', async () => {
+    const created = await create(motor({ product: 'home', risk: { ...exampleHome } }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { policyNumber } = created.body;
+    const key = t.app.parasol.keys.encryption;
+    const row = await t.db
+      .selectFrom('policies')
+      .select('risk_enc')
+      .where('policy_number', '=', policyNumber)
+      .executeTakeFirstOrThrow();
+    const stored = JSON.parse(decrypt(key, row.risk_enc!)) as Record<string, unknown>;
+    // a row as stored before the rooms-against-area rule: no call changes a home risk
+    await t.db
+      .updateTable('policies')
+      .set({ risk_enc: encrypt(key, JSON.stringify({ ...stored, rooms: 12, livingArea: 15 })) })
+      .where('policy_number', '=', policyNumber)
+      .execute();
+    const renewed = await post(
+      t.app,
+      `${POLICIES}/${policyNumber}/renew`,
+      {
+        externalReference: `RENEWAL-${process.pid}-${++counter}`,
+        premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' },
+      },
+      partner.auth,
+    );
+    assert.equal(renewed.status, 201, JSON.stringify(renewed.body));
+    assert.deepEqual(
+      [renewed.body.risk.rooms, renewed.body.risk.livingArea],
+      [12, 15],
+      'renewed as stored: tacit renewal, a wrong declaration raised at a claim',
+    );
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'policy')
+      .where('entity_id', '=', policyNumber)
+      .where('action', '=', 'renewed')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual((audit.data as Record<string, unknown>).storedRiskFindings, [
+      {
+        field: '/risk/livingArea',
+        code: 'out_of_range',
+        message: 'must be between 7 and 300 m² per main room: 84 to 1000 m² for 12 rooms',
+      },
+    ]);
   });
 });

@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Cities of a French zip code
-         * @description The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found. The answer is La Poste's data whatever the tariff covers: 975xx (Saint-Pierre-et-Miquelon) answers its cities, which /getPrice then refuses (422 zip_code_not_covered); a code the data leaves out (97133 Saint-Barthélemy, 97150 Saint-Martin, 984xx French Southern and Antarctic Lands, 986xx Wallis-et-Futuna, 987xx French Polynesia, 988xx New Caledonia) is a 404 zip_code_not_found whose detail names the territory.
+         * @description The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found. A CEDEX code (mail to a business or an administration) is not where a home stands: a CEDEX label is never answered, and a code with only such labels (83998 CANJUERS CEDEX), like the CEDEX codes the data leaves out (75700), is a 404 zip_code_not_found whose detail says so. The answer is La Poste's data whatever the tariff covers: 975xx (Saint-Pierre-et-Miquelon) answers its cities, which /getPrice then refuses (422 zip_code_not_covered); a code the data leaves out (97133 Saint-Barthélemy, 97150 Saint-Martin, 984xx French Southern and Antarctic Lands, 986xx Wallis-et-Futuna, 987xx French Polynesia, 988xx New Caledonia) is a 404 zip_code_not_found whose detail names the territory.
          */
         post: operations["getCityByZipCode"];
         delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. livingArea is in m², whole or to the hundredth (a value within 1e-9 of a hundredth, float noise, is read and answered as it), priced as given; it must suit the rooms (7 to 300 m² per main room), else 422 validation_failed naming livingArea. A CEDEX code is not where a home stands: 422 unknown_zip_code. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
          */
         post: operations["getPrice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance (alias of /getPrice)
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. livingArea is in m², whole or to the hundredth (a value within 1e-9 of a hundredth, float noise, is read and answered as it), priced as given; it must suit the rooms (7 to 300 m² per main room), else 422 validation_failed naming livingArea. A CEDEX code is not where a home stands: 422 unknown_zip_code. A postal code of an overseas territory other than the overseas départements (97133 Saint-Barthélemy, 97150 Saint-Martin, 975xx Saint-Pierre-et-Miquelon, 984xx, 986xx, 987xx, 988xx) is a 422 zip_code_not_covered naming the territory: the home tariff covers metropolitan France and the overseas départements only. Nothing is stored.
          */
         post: operations["getPriceAlias"];
         delete?: never;
@@ -480,8 +480,9 @@ export interface operations {
                      */
                     rooms: number;
                     /**
-                     * Format: int32
-                     * @description Living area in m², 9-1000.
+                     * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                     * @example 62
+                     * @example 72.35
                      */
                     livingArea: number;
                     /**
@@ -491,7 +492,7 @@ export interface operations {
                     floor?: number;
                     /**
                      * Format: int32
-                     * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                     * @description Year the building was completed: at most 2 years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.
                      */
                     constructionYear?: number;
                     /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
@@ -750,8 +751,9 @@ export interface operations {
                              */
                             rooms: number;
                             /**
-                             * Format: int32
-                             * @description Living area in m², 9-1000.
+                             * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                             * @example 62
+                             * @example 72.35
                              */
                             livingArea: number;
                             /**
@@ -761,7 +763,7 @@ export interface operations {
                             floor?: number;
                             /**
                              * Format: int32
-                             * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                             * @description Year the building was completed: at most 2 years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.
                              */
                             constructionYear?: number;
                             /** @description Value of the contents insured: as requested, else 5000 EUR per room. */
@@ -1077,8 +1079,9 @@ export interface operations {
                      */
                     rooms: number;
                     /**
-                     * Format: int32
-                     * @description Living area in m², 9-1000.
+                     * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                     * @example 62
+                     * @example 72.35
                      */
                     livingArea: number;
                     /**
@@ -1088,7 +1091,7 @@ export interface operations {
                     floor?: number;
                     /**
                      * Format: int32
-                     * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                     * @description Year the building was completed: at most 2 years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.
                      */
                     constructionYear?: number;
                     /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
@@ -1347,8 +1350,9 @@ export interface operations {
                              */
                             rooms: number;
                             /**
-                             * Format: int32
-                             * @description Living area in m², 9-1000.
+                             * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                             * @example 62
+                             * @example 72.35
                              */
                             livingArea: number;
                             /**
@@ -1358,7 +1362,7 @@ export interface operations {
                             floor?: number;
                             /**
                              * Format: int32
-                             * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                             * @description Year the building was completed: at most 2 years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.
                              */
                             constructionYear?: number;
                             /** @description Value of the contents insured: as requested, else 5000 EUR per room. */

@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Renew a policy for a new term
-         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled (or whose cancellation is scheduled: it ends then), pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (a home policy at a postal code outside the territory of the home tariff, such as 975xx; detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. The 201 carries the ETag of the renewal (version 1). Honours Idempotency-Key: a retry replays the 201.
+         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled (or whose cancellation is scheduled: it ends then), pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it), and a home risk (no call changes it either) only for what the home tariff cannot cover or rate: a postal code outside its territory, such as 975xx, or whose département is in no zone of the current rating table (record a new policy) — a rule of a quote it breaks (rooms against living area, decimals, a CEDEX code, the city, the construction year) does not block its renewal; a policy already renewed is a 409 policy_already_renewed naming its renewal. Send If-Match with the ETag of the policy as you read it to change it only if nobody changed it since: otherwise 412 policy_changed, and nothing is changed. The 201 carries the ETag of the renewal (version 1). Honours Idempotency-Key: a retry replays the 201.
          */
         post: operations["renewPolicy"];
         delete?: never;
@@ -785,8 +785,9 @@ export interface operations {
                          */
                         rooms: number;
                         /**
-                         * Format: int32
-                         * @description Living area in m², 9-1000.
+                         * @description Living area in m², 9-1000: whole m² or to the hundredth at most (72.35: the surface habitable of a house, the loi Carrez surface of a co-ownership lot), priced as given; a value within 1e-9 of a hundredth (float noise: 36.300000000000004) is read and stored as it, a real third decimal (72.355) is a 422. It must suit the rooms: 7 to 300 m² per main room (12 rooms in 15 m² is a 422 naming livingArea).
+                         * @example 62
+                         * @example 72.35
                          */
                         livingArea: number;
                         /**
@@ -796,7 +797,7 @@ export interface operations {
                         floor?: number;
                         /**
                          * Format: int32
-                         * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                         * @description Year the building was completed: at most 2 years after the year of the quote, for a home being built (a later year is a 422; 2100 is only the schema's bound). Omitted: priced as 1949-1999.
                          */
                         constructionYear?: number;
                         /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
