@@ -49,6 +49,7 @@ export { twilioStatusRoutes } from './sms/twilio-status-routes.ts';
 export { claimMessages, maskPhone, messageKind, messageStatusText, type ClaimMessage } from './sms/claim-messages.ts';
 export {
   EMAIL_QUEUE_POLICY,
+  SMTP_CIRCUIT,
   MAX_EMAIL_ATTEMPTS,
   emailRetryReason,
   giveUpStaleEmails,
