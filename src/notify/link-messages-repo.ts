@@ -83,7 +83,8 @@ export async function skipDeadLinkMessage(
  * the quiet-hours hold of its send job, on either channel: the customer's phone sealed (the SMS's own
  * recipient; an email's claim's contract's phone — the zone comes from the number on both channels),
  * the claim's due date, the trip's ends (a number of no country), when it was written, and whether
- * another job holds its lease. Undefined: not queued, another kind, or no claim.
+ * another job holds its lease. Undefined: not queued, not production, or another kind; `phone_enc`
+ * null: an email whose claim is gone (no zone known: sent at any hour).
  */
 export async function findMessageToHold(
   db: Executor,
@@ -98,7 +99,7 @@ export async function findMessageToHold(
   if (words.length === 0) return undefined;
   const result = await sql<{
     key: string;
-    phone_enc: string;
+    phone_enc: string | null;
     created_at: Date;
     bank_details_due_at: Date | null;
     trip_departure_airport: string | null;
@@ -112,8 +113,8 @@ export async function findMessageToHold(
         ORDER BY l.leg_index DESC LIMIT 1) AS trip_arrival_airport,
       coalesce(m.locked_until >= now(), false) AS leased
     FROM ${table} m
-    JOIN claims cl ON cl.id = ${c.claimId}
-    JOIN contracts co ON co.id = cl.contract_id
+    LEFT JOIN claims cl ON cl.id = ${c.claimId}
+    LEFT JOIN contracts co ON co.id = cl.contract_id
     WHERE m.id = ${messageId} AND m.status = 'queued' AND m.environment = 'production'
       AND split_part(${key}, ':', 3) IN (${sql.join([...words])})`.execute(db);
   const row = result.rows[0];

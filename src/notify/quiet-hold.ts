@@ -34,6 +34,7 @@ export async function holdForQuietHours(
   const row = await findMessageToHold(deps.db, channel, messageId, QUIET_HOURS_KINDS);
   if (!row) return undefined; // not queued, or sent at any hour: the lease says what becomes of it
   if (row.leased) return 'skipped'; // being sent by another job
+  if (row.phone_enc === null) return undefined; // an email of no claim we know: no zone, any hour
   const until = quietHoursHold({
     kind: messageKind(row.key),
     phone: decrypt(deps.keys.encryption, row.phone_enc),

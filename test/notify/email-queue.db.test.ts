@@ -19,8 +19,10 @@ import {
   readEmails,
   requeueStaleEmails,
   sendQueuedEmail,
+  SMTP_CIRCUIT,
   type RejectedEmail,
 } from '../../src/notify/email/email-queue.ts';
+import { SharedCircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
@@ -466,4 +468,69 @@ test('the sweep starts no second chain of send jobs beside a live one: one per e
       ['created', emailSendKey(id)],
     ],
   );
+});
+
+test('after our server refuses our login, the other queued emails wait for the shared circuit’s probe instead of each logging in', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email('k:first', { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email('k:second', { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email('k:sandbox', { environment: 'sandbox' }));
+  });
+  const [firstId, secondId, sandboxId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [
+    string,
+    string,
+    string,
+  ];
+  const smtp = scripted('refused', 'ok', 'ok');
+  const later: { data: unknown; startAfter: Date | undefined }[] = [];
+  const recording = {
+    send: async (_name: string, data: unknown, o: { startAfter?: Date } = {}) => {
+      later.push({ data, startAfter: o.startAfter });
+      return 'job';
+    },
+  } as unknown as JobQueue;
+  const at = new Date('2026-11-27T10:00:00Z');
+  let now = at;
+  // the worker's: a breaker shared through provider_circuits (every worker process sees it open)
+  const smtpGate = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const deps = { ...sendDeps(handle.db, smtp.provider), jobs: recording, smtpGate, now: () => now };
+
+  await assert.rejects(
+    sendQueuedEmail(deps, firstId),
+    (e) => e instanceof EmailRetryableError && e.reason === 'refused',
+  );
+  assert.equal(smtp.calls.length, 1);
+  // a second worker's breaker reads the same row: the circuit is open for every process
+  const other = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const started = Date.now();
+  assert.equal(await sendQueuedEmail({ ...deps, smtpGate: other }, secondId), 'deferred');
+  assert.equal(smtp.calls.length, 1, 'no second login while the circuit is open');
+  assert.equal(later.length, 1);
+  assert.deepEqual(later[0]!.data, { emailId: secondId });
+  const wait = later[0]!.startAfter!.getTime() - started;
+  assert.ok(Math.abs(wait - SMTP_CIRCUIT.options.coolDownMs) < 60_000, `sent again at the probe (${wait} ms)`);
+  const waiting = await handle.db
+    .selectFrom('emails')
+    .select(['status', 'attempts', 'locked_until', 'last_error'])
+    .where('id', '=', secondId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([waiting.status, Number(waiting.attempts), waiting.last_error], ['queued', 0, null]);
+  assert.equal(waiting.locked_until?.getTime(), later[0]!.startAfter!.getTime(), 'the sweep leaves it until then');
+  // a sandbox message goes to the outbox: the SMTP circuit does not hold it
+  assert.equal(await sendQueuedEmail(deps, sandboxId), 'sent');
+
+  // the cool-down over (the hold moved back, as time would): one probe, which logs in and closes the circuit
+  now = new Date(at.getTime() + SMTP_CIRCUIT.options.coolDownMs + 1_000);
+  await handle.db.updateTable('emails').set({ locked_until: null }).where('id', '=', secondId).execute();
+  assert.equal(await sendQueuedEmail(deps, secondId), 'sent');
+  const circuit = await handle.db
+    .selectFrom('provider_circuits')
+    .select('state')
+    .where('provider', '=', SMTP_CIRCUIT.key)
+    .executeTakeFirstOrThrow();
+  assert.equal(circuit.state, 'closed');
+  assert.equal(await sendQueuedEmail(deps, firstId), 'sent', 'the refused one too, once the login works');
+  assert.equal(smtp.calls.length, 3);
 });
