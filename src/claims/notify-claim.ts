@@ -113,6 +113,11 @@ export interface ResendRequest {
   actionToken: string;
   actor: string;
   reason: string;
+  /**
+   * The customer's email changed, not their phone (`resendLinksToNewEmail`): the link is emailed to
+   * the new address, not texted (one live link per claim: the texted one now shows its page's pointer to the newest).
+   */
+  emailOnly?: boolean;
 }
 
 /** `notifyClaim` in the caller's transaction (which may hold the claim's lock already). */
@@ -208,8 +213,11 @@ export async function notifyClaimIn(
     ({ body, link, segments } = sms);
   }
 
-  const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
-  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt });
+  const emailOnly = job.kind === 'resend' && job.emailOnly === true;
+  // a resend for a new email, with no address on the contract (removed meanwhile): nothing to send
+  if (emailOnly && !row.customer_email_enc) return 'skipped';
+  const provider = emailOnly ? null : await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
+  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt, emailOnly });
   await audit(trx, {
     actor: job.kind === 'resend' ? job.actor : 'system',
     partnerId: row.partner_id,
@@ -220,7 +228,7 @@ export async function notifyClaimIn(
     at: now,
     data: {
       ...(job.kind === 'resend' ? { reason: job.reason } : {}),
-      sms: { segments, provider },
+      ...(provider !== null ? { sms: { segments, provider } } : {}),
       ...(emailed ? { email: true } : {}),
       ...(dueAt ? { bankDetailsDueAt: dueAt.toISOString() } : {}),
     },
@@ -290,7 +298,14 @@ async function emailCustomer(
   trx: Executor,
   deps: Omit<NotifyDeps, 'db'>,
   row: ClaimToNotify,
-  message: { kind: NotifyKind; idempotencyKey: string; token: string | null; dueAt: Date | null },
+  message: {
+    kind: NotifyKind;
+    idempotencyKey: string;
+    token: string | null;
+    dueAt: Date | null;
+    /** A resend to a new address (`ResendRequest.emailOnly`): the link's email, as the first one or a reminder. */
+    emailOnly?: boolean;
+  },
 ): Promise<boolean> {
   if (!row.customer_email_enc) return false;
   // the SMS's facts, with the insurer's whole identity (an email's footer) and the first name
@@ -313,7 +328,12 @@ async function emailCustomer(
           })
         : message.kind === 'reminder' && linked
           ? renderReminderEmail({ ...base, ...linked, now: deps.now() })
-          : undefined;
+          : message.kind === 'resend' && message.emailOnly && linked
+            ? // the first email again while the claim awaits its first details; after a rejected payment, the reminder's words (the link, the due date)
+              row.status === 'awaiting_bank_details'
+              ? renderClaimOpenedEmail({ ...base, ...linked, passengers: row.passengers, event: eventOf(row) })
+              : renderReminderEmail({ ...base, ...linked, now: deps.now() })
+            : undefined;
   if (!email) return false;
   return queueEmail(trx, deps, {
     kind: `claim_${message.kind}`,
