@@ -16,6 +16,7 @@ import {
   quietHoursHold,
   QUIET_HOURS_KINDS,
   smsExists,
+  emailExists,
   SmsRejectedError,
   SqlOutboxStore,
   type ClaimEvent,
@@ -114,10 +115,11 @@ export interface ResendRequest {
   actor: string;
   reason: string;
   /**
-   * The customer's email changed, not their phone (`resendLinksToNewEmail`): the link is emailed to
-   * the new address, not texted (one live link per claim: the texted one now shows its page's pointer to the newest).
+   * The customer's email changed, not their phone (`resendLinksToNewEmail`): the new link is texted as
+   * any resend and emailed to the new address too — one live link per claim, carried by both channels
+   * (texting nothing would leave the customer's phone a dead link). Without it: SMS only.
    */
-  emailOnly?: boolean;
+  alsoEmail?: boolean;
 }
 
 /** `notifyClaim` in the caller's transaction (which may hold the claim's lock already). */
@@ -141,7 +143,14 @@ export async function notifyClaimIn(
   // its clock stands still and its link works: sent): no link for it
   if (kind === 'resend' && !waitsForBankDetails(row, now)) return 'skipped';
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
+  const alsoEmail = job.kind === 'resend' && job.alsoEmail === true;
+  // a resend for a new email, with no address on the contract (removed meanwhile): nothing asked for —
+  // before a link is issued, which would kill the one the customer has
+  if (alsoEmail && !row.customer_email_enc) return 'skipped';
+  // already sent (a retried job): either channel's message under the key — before a new link is issued,
+  // which would kill the one just sent
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
+  if (alsoEmail && (await emailExists(trx, idempotencyKey))) return 'skipped';
   // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim
   // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile.
   // Production only: a sandbox or preproduction message texts no one, it goes to the partner's outbox
@@ -213,11 +222,8 @@ export async function notifyClaimIn(
     ({ body, link, segments } = sms);
   }
 
-  const emailOnly = job.kind === 'resend' && job.emailOnly === true;
-  // a resend for a new email, with no address on the contract (removed meanwhile): nothing to send
-  if (emailOnly && !row.customer_email_enc) return 'skipped';
-  const provider = emailOnly ? null : await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
-  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt, emailOnly });
+  const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
+  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt, alsoEmail });
   await audit(trx, {
     actor: job.kind === 'resend' ? job.actor : 'system',
     partnerId: row.partner_id,
@@ -228,7 +234,7 @@ export async function notifyClaimIn(
     at: now,
     data: {
       ...(job.kind === 'resend' ? { reason: job.reason } : {}),
-      ...(provider !== null ? { sms: { segments, provider } } : {}),
+      sms: { segments, provider },
       ...(emailed ? { email: true } : {}),
       ...(dueAt ? { bankDetailsDueAt: dueAt.toISOString() } : {}),
     },
@@ -303,8 +309,8 @@ async function emailCustomer(
     idempotencyKey: string;
     token: string | null;
     dueAt: Date | null;
-    /** A resend to a new address (`ResendRequest.emailOnly`): the link's email, as the first one or a reminder. */
-    emailOnly?: boolean;
+    /** A resend to a new address (`ResendRequest.alsoEmail`): the link's email, as the first one or a reminder. */
+    alsoEmail?: boolean;
   },
 ): Promise<boolean> {
   if (!row.customer_email_enc) return false;
@@ -328,7 +334,7 @@ async function emailCustomer(
           })
         : message.kind === 'reminder' && linked
           ? renderReminderEmail({ ...base, ...linked, now: deps.now() })
-          : message.kind === 'resend' && message.emailOnly && linked
+          : message.kind === 'resend' && message.alsoEmail && linked
             ? // the first email again while the claim awaits its first details; after a rejected payment, the reminder's words (the link, the due date)
               row.status === 'awaiting_bank_details'
               ? renderClaimOpenedEmail({ ...base, ...linked, passengers: row.passengers, event: eventOf(row) })

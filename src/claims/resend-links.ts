@@ -23,9 +23,9 @@ export async function resendLinksToNewPhone(
 
 /**
  * The customer's email changed and their phone did not (the same PATCH): each claim of the contract
- * still waiting for bank details (as above) gets its link emailed again, to the new address only — a
- * new link until the same due date, by the same `resend` job, no SMS (the phone is the same: its last
- * link was texted there). A replay of the PATCH (its Idempotency-Key) answers the first response and
+ * still waiting for bank details (as above) gets its link again — a new link until the same due date,
+ * by the same `resend` job, texted to the (same) phone and emailed to the new address: one live link
+ * per claim, on both channels (emailing it alone would leave the phone's link dead). A replay of the PATCH (its Idempotency-Key) answers the first response and
  * queues nothing; another change sends again. Returns how many were queued.
  */
 export async function resendLinksToNewEmail(
@@ -57,7 +57,7 @@ async function resendLinks(
       actionToken,
       actor,
       reason: `customer ${changed} changed`,
-      ...(changed === 'email' ? { emailOnly: true } : {}),
+      ...(changed === 'email' ? { alsoEmail: true } : {}),
     })),
     { trx },
   );

@@ -19,8 +19,8 @@ export interface ContactChange {
  * from then on use them (the SMS job reads the contract's contact when it sends). Sealed like at
  * subscription; the audit row names the fields changed, never their values. A cancelled contract
  * has nothing left to send: 409 contract_cancelled. A landline: 422 phone_not_mobile. A new phone
- * texts the links of the claims waiting for bank details to it; a new email with no new phone emails
- * them to the new address (`resendLinksToNewEmail`).
+ * texts the links of the claims waiting for bank details to it; a new email with no new phone sends
+ * them by SMS and to the new address (`resendLinksToNewEmail`: one new link per claim, on both channels).
  */
 export async function changeContact(
   deps: FlightDeps,
@@ -76,7 +76,7 @@ export async function changeContact(
   });
   // a new phone: the links of the contract's claims still waiting for bank details are texted to it
   if (newPhone) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, now);
-  // a new address, the phone unchanged: the links are emailed to it (a new phone's resend emails nothing)
+  // a new address, the phone unchanged: the new links are texted and emailed to it (a new phone's resend emails nothing)
   else if (newEmail) await resendLinksToNewEmail(trx, deps.jobs, row.id, caller.actor, now);
   return { contractNumber: row.contract_number, changed };
 }

@@ -21,6 +21,7 @@ export {
   HOLD_MARGIN_MS,
 } from './sms/quiet-hours.ts';
 export { tripEndAirports } from './sms/sms-repo.ts';
+export { emailExists } from './email/email-repo.ts';
 export {
   formatAmount,
   formatDelay,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { notifyClaim, type ResendRequest } from '../../src/claims/index.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
@@ -123,7 +124,7 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       assert.equal(await queued(), 1, 'no second resend');
     });
 
-  it('a new email with no new phone: the link emailed to the new address, no SMS; the PATCH replayed sends nothing twice', async () => {
+  it('a new email with no new phone: one new link, texted and emailed to the new address; the job run again and the PATCH replayed send nothing twice', async () => {
     const insured = await insureFlight(t.app, partner, {
       flightNumber: `AF${seq++}`,
       customer: { email: 'old@example.com' },
@@ -188,13 +189,38 @@ describe('claims: a customer the first message did not reach (sandbox simulation
     assert.equal(
       (await t.app.inject({ method: 'GET', url: new URL(first.link!).pathname })).statusCode,
       410,
-      'the texted one is replaced',
+      'the first one is replaced',
     );
     assert.deepEqual(
       (await messagesOf(insured.contractNumber)).map((m) => m.link),
-      [first.link],
-      'no SMS: the phone did not change',
+      [first.link, link],
+      'the same new link texted too: the phone keeps a live one',
     );
+
+    // the claims_notify job run again with the same request (a retry): nothing sent, no link replaced
+    const [resendJob] = (
+      await sql<{ data: ResendRequest }>`SELECT data FROM pgboss.job
+        WHERE name = 'claims_notify' AND data->>'kind' = 'resend' AND data->>'claimId' = ${claimId}`.execute(t.db)
+    ).rows;
+    assert.equal(resendJob!.data.alsoEmail, true);
+    const { config, jobs, keys } = t.app.parasol;
+    const deps = {
+      db: t.db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      insurer: config.insurer,
+      now: () => new Date(),
+    };
+    assert.equal(await notifyClaim(deps, resendJob!.data), 'skipped');
+    assert.equal(await notifyClaim(deps, resendJob!.data), 'skipped');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: new URL(link).pathname })).statusCode,
+      200,
+      'the emailed link still works',
+    );
+    assert.equal((await messagesOf(insured.contractNumber)).length, 2, 'no third SMS');
 
     const replayed = await patch();
     assert.equal(replayed.statusCode, 200, replayed.body);
