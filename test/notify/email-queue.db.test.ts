@@ -24,6 +24,7 @@ import {
 } from '../../src/notify/email/email-queue.ts';
 import { SharedCircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
+import { classifySmtpError } from '../../src/notify/email/smtp.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
 import { sql } from 'kysely';
@@ -66,7 +67,11 @@ function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 
       if (outcome === 'bounce')
         throw new EmailRejectedError('smtp', 'SMTP 550 5.1.1 to RCPT', 550, { recipient: true });
       if (outcome === 'refused')
-        throw new EmailRetryableError('smtp', 'SMTP 530 5.7.0 to MAIL', 530, { notSent: true, reason: 'refused' });
+        throw new EmailRetryableError('smtp', 'SMTP 530 5.7.0 to MAIL', 530, {
+          notSent: true,
+          reason: 'refused',
+          atLogin: true,
+        });
       return { providerMessageId: `<${calls.length}@test>` };
     },
   };
@@ -533,4 +538,50 @@ test('after our server refuses our login, the other queued emails wait for the s
   assert.equal(circuit.state, 'closed');
   assert.equal(await sendQueuedEmail(deps, firstId), 'sent', 'the refused one too, once the login works');
   assert.equal(smtp.calls.length, 3);
+});
+
+test('the SMTP circuit opens for a refusal at our login, not for one recipient’s or one message’s refusal (5.1.1, 5.6.x, 554 5.7.1 at DATA)', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    for (const key of ['k:bounce', 'k:content', 'k:spam', 'k:login'])
+      await queueEmail(trx, { jobs, keys }, email(key, { environment: 'production' }));
+  });
+  const ids = sent.map((s) => (s as { data: { emailId: string } }).data.emailId);
+  // nodemailer's errors as it raises them, classed by SmtpEmailProvider's own classifySmtpError
+  const replies = [
+    { responseCode: 550, response: '550 5.1.1 no such mailbox', command: 'RCPT TO' },
+    { responseCode: 554, response: '554 5.6.0 message content refused', command: 'DATA' },
+    { responseCode: 554, response: '554 5.7.1 message refused as spam', command: 'DATA' },
+    { responseCode: 535, response: '535 5.7.8 authentication failed', command: 'AUTH PLAIN' },
+  ];
+  const provider: EmailProvider = {
+    name: 'smtp',
+    send: async () => {
+      throw classifySmtpError('smtp', Object.assign(new Error('smtp'), replies.shift()));
+    },
+  };
+  const smtpGate = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const deps = { ...sendDeps(handle.db, provider), jobs, smtpGate, now: () => new Date('2026-11-27T10:00:00Z') };
+  const circuit = async () =>
+    (
+      await handle.db
+        .selectFrom('provider_circuits')
+        .select('state')
+        .where('provider', '=', SMTP_CIRCUIT.key)
+        .executeTakeFirst()
+    )?.state ?? 'closed';
+
+  assert.equal(await sendQueuedEmail(deps, ids[0]!), 'rejected', '5.1.1: the address');
+  assert.equal(await sendQueuedEmail(deps, ids[1]!), 'rejected', '5.6.0: the message');
+  await assert.rejects(
+    sendQueuedEmail(deps, ids[2]!),
+    (e) => e instanceof EmailRetryableError && e.reason === 'refused' && !e.atLogin,
+  );
+  assert.equal(await circuit(), 'closed', 'one message refused at DATA: the others still go');
+  await assert.rejects(
+    sendQueuedEmail(deps, ids[3]!),
+    (e) => e instanceof EmailRetryableError && e.reason === 'refused' && e.atLogin,
+  );
+  assert.equal(await circuit(), 'open', 'our login refused: every send would meet it');
 });

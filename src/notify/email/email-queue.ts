@@ -294,8 +294,9 @@ export async function sendQueuedEmail(
       });
     }
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
-    // our login or sender refused: every other send waits for the circuit's cool-down
-    if (permit && error instanceof EmailRetryableError && error.reason === 'refused')
+    // our login or sender refused (not a refusal of one recipient or message at RCPT TO or DATA):
+    // every other send waits for the circuit's cool-down
+    if (permit && error instanceof EmailRetryableError && error.atLogin)
       await gate?.failure((deps.now ?? (() => new Date()))(), permit);
     await repo.releaseEmail(deps.db, emailId, message, {
       notSent: error instanceof EmailRetryableError && error.notSent,

@@ -66,15 +66,23 @@ export class EmailRetryableError extends EmailError {
    * until then.
    */
   readonly reason: 'deferred' | 'unreachable' | 'network' | 'refused';
+  /**
+   * A `refused` that answered our connection, login or sender — the greeting, EHLO/HELO/LHLO, STARTTLS,
+   * AUTH (nodemailer's EAUTH), MAIL FROM (its sender check): every message would meet it, so the SMTP
+   * circuit opens. A refusal at RCPT TO or DATA (a 5.7.x or 554 policy or spam refusal of this one
+   * message) is not: the other messages still go.
+   */
+  readonly atLogin: boolean;
 
   constructor(
     provider: string,
     message: string,
     responseCode?: number,
-    options: { cause?: unknown; notSent?: boolean; reason?: 'refused' } = {},
+    options: { cause?: unknown; notSent?: boolean; reason?: 'refused'; atLogin?: boolean } = {},
   ) {
     super(provider, message, responseCode, { cause: options.cause });
     this.notSent = options.notSent ?? false;
+    this.atLogin = options.reason === 'refused' && options.atLogin === true;
     this.reason =
       options.reason ?? (responseCode !== undefined ? 'deferred' : this.notSent ? 'unreachable' : 'network');
   }
