@@ -51,7 +51,7 @@ function fakeJobs() {
 }
 
 /** A provider that answers what `outcomes` says, in turn, and counts its calls. */
-function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 'refused')[]) {
+function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 'refused' | 'local')[]) {
   const calls: EmailMessage[] = [];
   const provider: EmailProvider = {
     name: 'smtp',
@@ -66,6 +66,12 @@ function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 
       // as SmtpEmailProvider classes them: the recipient's address (550 5.1.1), our server (530 5.7.0)
       if (outcome === 'bounce')
         throw new EmailRejectedError('smtp', 'SMTP 550 5.1.1 to RCPT', 550, { recipient: true });
+      // SmtpEmailProvider's own check, before any connection: not an address
+      if (outcome === 'local')
+        throw new EmailRejectedError('smtp', 'recipient is not an email address', undefined, {
+          recipient: true,
+          local: true,
+        });
       if (outcome === 'refused')
         throw new EmailRetryableError('smtp', 'SMTP 530 5.7.0 to MAIL', 530, {
           notSent: true,
@@ -584,4 +590,49 @@ test('the SMTP circuit opens for a refusal at our login, not for one recipient�
     (e) => e instanceof EmailRetryableError && e.reason === 'refused' && e.atLogin,
   );
   assert.equal(await circuit(), 'open', 'our login refused: every send would meet it');
+});
+
+test('the SMTP probe’s turn is given back when its send takes no lease, meets a network error or is refused by our own check: the next send probes at once; only a server’s answer closes the circuit', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    for (const key of ['k:refused', 'k:leased', 'k:down', 'k:local', 'k:ok'])
+      await queueEmail(trx, { jobs, keys }, email(key, { environment: 'production' }));
+  });
+  const [refusedId, leasedId, downId, localId, okId] = sent.map(
+    (s) => (s as { data: { emailId: string } }).data.emailId,
+  ) as [string, string, string, string, string];
+  const smtp = scripted('refused', 'down', 'local', 'ok');
+  const at = new Date('2026-11-27T10:00:00Z');
+  let now = at;
+  const smtpGate = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const deps = { ...sendDeps(handle.db, smtp.provider), jobs, smtpGate, now: () => now };
+  const circuit = async () =>
+    handle.db
+      .selectFrom('provider_circuits')
+      .select(['state', 'probe_started_at'])
+      .where('provider', '=', SMTP_CIRCUIT.key)
+      .executeTakeFirstOrThrow();
+
+  await assert.rejects(sendQueuedEmail(deps, refusedId), EmailRetryableError);
+  assert.equal((await circuit()).state, 'open');
+  now = new Date(at.getTime() + SMTP_CIRCUIT.options.coolDownMs + 1_000);
+  // another job holds this one's lease: the probe takes none, logs in nowhere, and gives its turn back
+  await handle.db
+    .updateTable('emails')
+    .set({ locked_until: new Date(Date.now() + 60_000) })
+    .where('id', '=', leasedId)
+    .execute();
+  assert.equal(await sendQueuedEmail(deps, leasedId), 'skipped');
+  assert.deepEqual(await circuit(), { state: 'half_open', probe_started_at: null });
+  // the next send probes at once (not held until the probe's timeout); a network error tells nothing
+  await assert.rejects(sendQueuedEmail(deps, downId), (e) => e instanceof EmailRetryableError && !e.atLogin);
+  assert.deepEqual(await circuit(), { state: 'half_open', probe_started_at: null });
+  // refused by our own check before connecting: not the server's answer, the circuit stays half-open
+  assert.equal(await sendQueuedEmail(deps, localId), 'rejected');
+  assert.deepEqual(await circuit(), { state: 'half_open', probe_started_at: null });
+  // the server takes the message: closed
+  assert.equal(await sendQueuedEmail(deps, okId), 'sent');
+  assert.equal((await circuit()).state, 'closed');
+  assert.equal(smtp.calls.length, 4, 'the leased one was never sent');
 });

@@ -137,6 +137,8 @@ export type SmtpPermit = { allowed: true; probe: boolean; generation: number } |
 export interface SmtpGate {
   acquire(now: Date): SmtpPermit | Promise<SmtpPermit>;
   success(permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
+  /** The send was not made, or told nothing of our login (a network error, a 4xx): the probe's turn given back. */
+  release(permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
   failure(now: Date, permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
 }
 
@@ -243,7 +245,11 @@ export async function sendQueuedEmail(
     leaseSeconds: SEND_LEASE_SECONDS,
     maxAttempts: MAX_EMAIL_ATTEMPTS,
   });
-  if (!row) return 'skipped'; // sent, refused, or being sent by another job
+  if (!row) {
+    // sent, refused, or being sent by another job: no login tried, the probe's turn given back
+    if (permit) await gate?.release(permit);
+    return 'skipped';
+  }
   const customerTest = row.environment === 'sandbox' || row.environment === 'preproduction';
   const provider = customerTest ? deps.providers.outbox : (deps.providers.smtp ?? deps.providers.outbox);
   const open = (sealed: string) => decrypt(deps.keys.encryption, sealed);
@@ -264,8 +270,9 @@ export async function sendQueuedEmail(
     return 'sent';
   } catch (error) {
     if (error instanceof EmailRejectedError) {
-      // the server took our login and judged the message: the circuit may close
-      if (permit) await gate?.success(permit);
+      // the server took our login and judged the message: the circuit may close — not when our own
+      // check refused the address before any connection (`local`): that told nothing of the server
+      if (permit) await (error.local ? gate?.release(permit) : gate?.success(permit));
       return deps.db.transaction().execute(async (trx) => {
         if (!(await repo.markEmailRejected(trx, emailId, provider.name, error.message))) return 'skipped';
         await audit(trx, {
@@ -296,8 +303,14 @@ export async function sendQueuedEmail(
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
     // our login or sender refused (not a refusal of one recipient or message at RCPT TO or DATA):
     // every other send waits for the circuit's cool-down
-    if (permit && error instanceof EmailRetryableError && error.atLogin)
-      await gate?.failure((deps.now ?? (() => new Date()))(), permit);
+    if (permit) {
+      if (error instanceof EmailRetryableError && error.atLogin)
+        await gate?.failure((deps.now ?? (() => new Date()))(), permit);
+      // refused at RCPT TO or DATA: the server took our login, the circuit may close
+      else if (error instanceof EmailRetryableError && error.reason === 'refused') await gate?.success(permit);
+      // a network failure, a 4xx, anything else: nothing known of our login, the probe's turn given back
+      else await gate?.release(permit);
+    }
     await repo.releaseEmail(deps.db, emailId, message, {
       notSent: error instanceof EmailRetryableError && error.notSent,
     });

@@ -97,15 +97,21 @@ export class EmailRejectedError extends EmailError {
   override readonly name = 'EmailRejectedError';
   /** The recipient's address is at fault (not our server, not the message): someone must correct it. */
   readonly recipient: boolean;
+  /**
+   * Refused by our own check before any connection (not an address, nodemailer's envelope check): the
+   * server said nothing — the SMTP circuit neither closes nor opens on it.
+   */
+  readonly local: boolean;
 
   constructor(
     provider: string,
     message: string,
     responseCode?: number,
-    options: { cause?: unknown; recipient?: boolean } = {},
+    options: { cause?: unknown; recipient?: boolean; local?: boolean } = {},
   ) {
     super(provider, message, responseCode, { cause: options.cause });
     this.recipient = options.recipient ?? false;
+    this.local = options.local ?? false;
   }
 }
 

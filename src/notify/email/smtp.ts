@@ -91,7 +91,10 @@ export class SmtpEmailProvider implements EmailProvider {
 
   async send(msg: EmailMessage): Promise<EmailSendResult> {
     if (!EMAIL_ADDRESS.test(msg.to))
-      throw new EmailRejectedError(this.name, 'recipient is not an email address', undefined, { recipient: true });
+      throw new EmailRejectedError(this.name, 'recipient is not an email address', undefined, {
+        recipient: true,
+        local: true,
+      });
     const messageId = `<${sha256Hex(`parasol/email/v1:${msg.dedupeKey}`).slice(0, 32)}@${this.#domain}>`;
     try {
       const info = await this.#transport.sendMail({
@@ -240,7 +243,11 @@ export function classifySmtpError(provider: string, error: unknown): EmailRetrya
         reason: 'refused',
         atLogin: true,
       });
-    return new EmailRejectedError(provider, 'envelope refused', undefined, { cause: error, recipient: true });
+    return new EmailRejectedError(provider, 'envelope refused', undefined, {
+      cause: error,
+      recipient: true,
+      local: true,
+    });
   }
   return new EmailRetryableError(
     provider,
