@@ -516,7 +516,7 @@ test('after our server refuses our login, the other queued emails wait for the s
   // a second worker's breaker reads the same row: the circuit is open for every process
   const other = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
   const started = Date.now();
-  assert.equal(await sendQueuedEmail({ ...deps, smtpGate: other }, secondId), 'deferred');
+  assert.equal(await sendQueuedEmail({ ...deps, smtpGate: other }, secondId), 'circuit_open');
   assert.equal(smtp.calls.length, 1, 'no second login while the circuit is open');
   assert.equal(later.length, 1);
   assert.deepEqual(later[0]!.data, { emailId: secondId });

@@ -195,7 +195,7 @@ export async function sendQueuedEmail(
     smtpGate?: SmtpGate | undefined;
   },
   emailId: string,
-): Promise<'sent' | 'rejected' | 'skipped' | 'held' | 'deferred'> {
+): Promise<'sent' | 'rejected' | 'skipped' | 'held' | 'circuit_open'> {
   const { linkUselessClaimStatuses } = deps;
   const now = (deps.now ?? (() => new Date()))();
   if (await skipDeadLinkMessage(deps.db, 'email', emailId, { linkUselessClaimStatuses, now })) return 'skipped';
@@ -235,7 +235,7 @@ export async function sendQueuedEmail(
         return deps.db.transaction().execute(async (trx) => {
           if (!(await holdQueuedMessage(trx, 'email', emailId, startAfter))) return 'skipped' as const;
           await sendAgainAt(trx, startAfter);
-          return 'deferred' as const;
+          return 'circuit_open' as const;
         });
       }
       permit = p;
