@@ -640,7 +640,7 @@ export async function insureFlight(
     days?: number;
     passengers?: number;
     language?: CustomerLang;
-    customer?: { firstName?: string; lastName?: string; phone?: string };
+    customer?: { firstName?: string; lastName?: string; phone?: string; email?: string };
   },
 ): Promise<InsuredFlight> {
   const t = trip(options.days ?? 12, {

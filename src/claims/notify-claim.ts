@@ -16,6 +16,7 @@ import {
   quietHoursHold,
   QUIET_HOURS_KINDS,
   smsExists,
+  emailExists,
   SmsRejectedError,
   SqlOutboxStore,
   type ClaimEvent,
@@ -113,6 +114,12 @@ export interface ResendRequest {
   actionToken: string;
   actor: string;
   reason: string;
+  /**
+   * The customer's email changed, not their phone (`resendLinksToNewEmail`): the new link is texted as
+   * any resend and emailed to the new address too — one live link per claim, carried by both channels
+   * (texting nothing would leave the customer's phone a dead link). Without it: SMS only.
+   */
+  alsoEmail?: boolean;
 }
 
 /** `notifyClaim` in the caller's transaction (which may hold the claim's lock already). */
@@ -136,7 +143,14 @@ export async function notifyClaimIn(
   // its clock stands still and its link works: sent): no link for it
   if (kind === 'resend' && !waitsForBankDetails(row, now)) return 'skipped';
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
+  const alsoEmail = job.kind === 'resend' && job.alsoEmail === true;
+  // a resend for a new email, with no address on the contract (removed meanwhile): nothing asked for —
+  // before a link is issued, which would kill the one the customer has
+  if (alsoEmail && !row.customer_email_enc) return 'skipped';
+  // already sent (a retried job): either channel's message under the key — before a new link is issued,
+  // which would kill the one just sent
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
+  if (alsoEmail && (await emailExists(trx, idempotencyKey))) return 'skipped';
   // what can wait waits for the customer's morning (quiet hours): the reminder's scan skips the claim
   // until then, the expiry notice's job runs again then; nothing written, no link replaced meanwhile.
   // Production only: a sandbox or preproduction message texts no one, it goes to the partner's outbox
@@ -209,7 +223,7 @@ export async function notifyClaimIn(
   }
 
   const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
-  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt });
+  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt, alsoEmail });
   await audit(trx, {
     actor: job.kind === 'resend' ? job.actor : 'system',
     partnerId: row.partner_id,
@@ -290,7 +304,14 @@ async function emailCustomer(
   trx: Executor,
   deps: Omit<NotifyDeps, 'db'>,
   row: ClaimToNotify,
-  message: { kind: NotifyKind; idempotencyKey: string; token: string | null; dueAt: Date | null },
+  message: {
+    kind: NotifyKind;
+    idempotencyKey: string;
+    token: string | null;
+    dueAt: Date | null;
+    /** A resend to a new address (`ResendRequest.alsoEmail`): the link's email, as the first one or a reminder. */
+    alsoEmail?: boolean;
+  },
 ): Promise<boolean> {
   if (!row.customer_email_enc) return false;
   // the SMS's facts, with the insurer's whole identity (an email's footer) and the first name
@@ -313,7 +334,12 @@ async function emailCustomer(
           })
         : message.kind === 'reminder' && linked
           ? renderReminderEmail({ ...base, ...linked, now: deps.now() })
-          : undefined;
+          : message.kind === 'resend' && message.alsoEmail && linked
+            ? // the first email again while the claim awaits its first details; after a rejected payment, the reminder's words (the link, the due date)
+              row.status === 'awaiting_bank_details'
+              ? renderClaimOpenedEmail({ ...base, ...linked, passengers: row.passengers, event: eventOf(row) })
+              : renderReminderEmail({ ...base, ...linked, now: deps.now() })
+            : undefined;
   if (!email) return false;
   return queueEmail(trx, deps, {
     kind: `claim_${message.kind}`,

@@ -18,6 +18,34 @@ export async function resendLinksToNewPhone(
   actor: string,
   now: Date,
 ): Promise<number> {
+  return resendLinks(trx, jobs, contractId, actor, now, 'phone');
+}
+
+/**
+ * The customer's email changed and their phone did not (the same PATCH): each claim of the contract
+ * still waiting for bank details (as above) gets its link again — a new link until the same due date,
+ * by the same `resend` job, texted to the (same) phone and emailed to the new address: one live link
+ * per claim, on both channels (emailing it alone would leave the phone's link dead). A replay of the PATCH (its Idempotency-Key) answers the first response and
+ * queues nothing; another change sends again. Returns how many were queued.
+ */
+export async function resendLinksToNewEmail(
+  trx: Executor,
+  jobs: JobQueue,
+  contractId: string,
+  actor: string,
+  now: Date,
+): Promise<number> {
+  return resendLinks(trx, jobs, contractId, actor, now, 'email');
+}
+
+async function resendLinks(
+  trx: Executor,
+  jobs: JobQueue,
+  contractId: string,
+  actor: string,
+  now: Date,
+  changed: 'phone' | 'email',
+): Promise<number> {
   const claimIds = await claimsAwaitingBankDetailsOf(trx, contractId, now);
   // one action per change: a retry of the job sends once, another change sends again
   const actionToken = randomUUID();
@@ -28,7 +56,8 @@ export async function resendLinksToNewPhone(
       kind: 'resend' as const,
       actionToken,
       actor,
-      reason: 'customer phone changed',
+      reason: `customer ${changed} changed`,
+      ...(changed === 'email' ? { alsoEmail: true } : {}),
     })),
     { trx },
   );

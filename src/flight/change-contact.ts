@@ -3,7 +3,7 @@ import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
-import { resendLinksToNewPhone } from '../claims/index.ts';
+import { resendLinksToNewEmail, resendLinksToNewPhone } from '../claims/index.ts';
 import * as contracts from './contracts-repo.ts';
 import { customerPhoneError, customerPhoneRefusal } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
@@ -18,7 +18,9 @@ export interface ContactChange {
  * PATCH /contracts/{number}/customer: the customer's new phone, email or language. The messages sent
  * from then on use them (the SMS job reads the contract's contact when it sends). Sealed like at
  * subscription; the audit row names the fields changed, never their values. A cancelled contract
- * has nothing left to send: 409 contract_cancelled. A landline: 422 phone_not_mobile.
+ * has nothing left to send: 409 contract_cancelled. A landline: 422 phone_not_mobile. A new phone
+ * texts the links of the claims waiting for bank details to it; a new email with no new phone sends
+ * them by SMS and to the new address (`resendLinksToNewEmail`: one new link per claim, on both channels).
  */
 export async function changeContact(
   deps: FlightDeps,
@@ -48,8 +50,12 @@ export async function changeContact(
     set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
     changed.push('phone');
   }
+  let newEmail = false;
   if (change.email !== undefined) {
-    set.customer_email_enc = encrypt(deps.keys.encryption, change.email.trim().toLowerCase());
+    const email = change.email.trim().toLowerCase();
+    // the same address sent again is no new address
+    newEmail = row.customer_email_enc === null || decrypt(deps.keys.encryption, row.customer_email_enc) !== email;
+    set.customer_email_enc = encrypt(deps.keys.encryption, email);
     changed.push('email');
   }
   if (change.language !== undefined) {
@@ -70,5 +76,7 @@ export async function changeContact(
   });
   // a new phone: the links of the contract's claims still waiting for bank details are texted to it
   if (newPhone) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, now);
+  // a new address, the phone unchanged: the new links are texted and emailed to it (a new phone's resend emails nothing)
+  else if (newEmail) await resendLinksToNewEmail(trx, deps.jobs, row.id, caller.actor, now);
   return { contractNumber: row.contract_number, changed };
 }

@@ -10,9 +10,16 @@ import {
   type ResendRequest,
   LINK_USELESS_CLAIM_STATUSES,
 } from '../claims/index.ts';
-import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
+import {
+  checkFlightWatch,
+  dispatchDueChecks,
+  planWatches,
+  SharedCircuitBreaker,
+  type FlightProviders,
+} from '../monitoring/index.ts';
 import {
   EMAIL_QUEUE_POLICY,
+  SMTP_CIRCUIT,
   emailRetryReason,
   giveUpStaleEmails,
   giveUpStaleSms,
@@ -249,24 +256,32 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
   email_send: {
     policy: EMAIL_QUEUE_POLICY,
     concurrency: { batchSize: 10 },
-    handler: (rt) => async (job) => {
-      const outcome = await sendQueuedEmail(
-        {
-          db: rt.db,
-          keys: rt.keys,
-          providers: rt.email,
-          now: rt.now,
-          linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
-          // a claim's email refused for its address: the partner is told (claim.customer_unreachable, email)
-          onRejected: tellPartnerEmailRejected(rt.jobs),
-        },
-        job.data.emailId,
-      ).catch((error: unknown) => {
-        emailsTotal.inc({ outcome: 'retry', reason: emailRetryReason(error) });
-        throw error;
-      });
-      emailsTotal.inc({ outcome });
-      rt.log.info({ emailId: job.data.emailId, outcome }, 'email');
+    handler: (rt) => {
+      // one refused SMTP login makes every worker's sends wait for the circuit's probe (provider_circuits)
+      const smtpGate = new SharedCircuitBreaker(rt.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+      return async (job) => {
+        const outcome = await sendQueuedEmail(
+          {
+            db: rt.db,
+            keys: rt.keys,
+            providers: rt.email,
+            now: rt.now,
+            linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+            // a claim's email refused for its address: the partner is told (claim.customer_unreachable, email)
+            onRejected: tellPartnerEmailRejected(rt.jobs),
+            jobs: rt.jobs,
+            // a reminder an outage kept queued waits for the customer's morning, as its SMS does
+            quietHours: rt.config.smsQuietHours,
+            smtpGate,
+          },
+          job.data.emailId,
+        ).catch((error: unknown) => {
+          emailsTotal.inc({ outcome: 'retry', reason: emailRetryReason(error) });
+          throw error;
+        });
+        emailsTotal.inc({ outcome });
+        rt.log.info({ emailId: job.data.emailId, outcome }, 'email');
+      };
     },
   },
   sms_requeue: {

@@ -1,6 +1,7 @@
 /**
- * A circuit breaker per flight-data provider, so that an outage costs one probe per cool-down
- * instead of a call per watch: after `failureThreshold` failures in a row it opens (no call is
+ * A circuit breaker per provider — the flight-data providers', and the SMTP server's (`email:smtp`,
+ * notify/email/email-queue.ts `SMTP_CIRCUIT`, opened by one refused login) — so that an outage costs
+ * one probe per cool-down instead of a call per watch or per message: after `failureThreshold` failures in a row it opens (no call is
  * made; checks are rescheduled to when it may close), after `coolDownMs` it lets ONE probe through
  * (half-open): a success closes it, a failure opens it again. A failure that says when to come back
  * (429 or 503 with `Retry-After`: a quota or an outage of the whole key, not of one flight) opens it
@@ -115,6 +116,16 @@ export class CircuitBreaker implements Breaker {
   }
 
   /**
+   * The call `permit` let through was not made, or told nothing of the provider (a network error):
+   * the probe's turn is given back — the next acquire may probe at once instead of after the probe's
+   * timeout. Nothing for a permit of a closed circuit, nor a straggler's.
+   */
+  release(permit: Granted): void {
+    if (permit.probe && permit.generation === this.generation && this.current === 'half_open')
+      this.probeStartedAt = undefined;
+  }
+
+  /**
    * The provider failed (error, timeout, rejection) at `now` (when the failure is recorded);
    * `retryAfterMs`: it said when to come back. Counts only when the permit is of the current
    * generation; while half-open, only the probe's own failure opens it again.
@@ -142,6 +153,8 @@ export interface Breaker {
   readonly state: CircuitState;
   acquire(now: Date): Permit | Promise<Permit>;
   success(permit: Granted): void | Promise<void>;
+  /** The call was not made, or told nothing: a probe's turn given back (`CircuitBreaker.release`). */
+  release(permit: Granted): void | Promise<void>;
   /** `retryAfterMs`: the provider said when to come back (Retry-After) — opens the circuit until then. */
   failure(now: Date, permit: Granted, retryAfterMs?: number): void | Promise<void>;
 }
@@ -253,6 +266,18 @@ export class SharedCircuitBreaker implements Breaker {
       .where('provider', '=', this.key)
       .executeTakeFirst();
     this.current = seen?.state ?? 'closed';
+  }
+
+  /** As `CircuitBreaker.release`: the half-open circuit's probe mark cleared, the next send probes. */
+  async release(permit: Granted): Promise<void> {
+    if (!permit.probe) return;
+    await this.db
+      .updateTable('provider_circuits')
+      .set({ probe_started_at: null, updated_at: new Date() })
+      .where('provider', '=', this.key)
+      .where('generation', '=', permit.generation)
+      .where('state', '=', 'half_open')
+      .execute();
   }
 
   async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {

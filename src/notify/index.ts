@@ -21,6 +21,7 @@ export {
   HOLD_MARGIN_MS,
 } from './sms/quiet-hours.ts';
 export { tripEndAirports } from './sms/sms-repo.ts';
+export { emailExists } from './email/email-repo.ts';
 export {
   formatAmount,
   formatDelay,
@@ -49,6 +50,7 @@ export { twilioStatusRoutes } from './sms/twilio-status-routes.ts';
 export { claimMessages, maskPhone, messageKind, messageStatusText, type ClaimMessage } from './sms/claim-messages.ts';
 export {
   EMAIL_QUEUE_POLICY,
+  SMTP_CIRCUIT,
   MAX_EMAIL_ATTEMPTS,
   emailRetryReason,
   giveUpStaleEmails,

@@ -77,3 +77,70 @@ export async function skipDeadLinkMessage(
       AND (m.locked_until IS NULL OR m.locked_until < now())`.execute(db);
   return (result.numAffectedRows ?? 0n) > 0n;
 }
+
+/**
+ * A queued production claim message of one of `words` (its key's word: `reminder`, `expired`), for
+ * the quiet-hours hold of its send job, on either channel: the customer's phone sealed (the SMS's own
+ * recipient; an email's claim's contract's phone — the zone comes from the number on both channels),
+ * the claim's due date, the trip's ends (a number of no country), when it was written, and whether
+ * another job holds its lease. Undefined: not queued, not production, or another kind; `phone_enc`
+ * null: an email whose claim is gone (no zone known: sent at any hour).
+ */
+export async function findMessageToHold(
+  db: Executor,
+  channel: keyof typeof CHANNELS,
+  messageId: string,
+  words: readonly string[],
+) {
+  const c = CHANNELS[channel];
+  const table = sql.table(c.table);
+  const key = sql.ref(`m.${c.key}`);
+  const phone = channel === 'sms' ? sql`m.to_enc` : sql`co.customer_phone_enc`;
+  if (words.length === 0) return undefined;
+  const result = await sql<{
+    key: string;
+    phone_enc: string | null;
+    created_at: Date;
+    bank_details_due_at: Date | null;
+    trip_departure_airport: string | null;
+    trip_arrival_airport: string | null;
+    leased: boolean;
+  }>`
+    SELECT ${key} AS key, ${phone} AS phone_enc, m.created_at, cl.bank_details_due_at,
+      (SELECT l.departure_airport FROM contract_legs l WHERE l.contract_id = cl.contract_id
+        ORDER BY l.leg_index ASC LIMIT 1) AS trip_departure_airport,
+      (SELECT l.arrival_airport FROM contract_legs l WHERE l.contract_id = cl.contract_id
+        ORDER BY l.leg_index DESC LIMIT 1) AS trip_arrival_airport,
+      coalesce(m.locked_until >= now(), false) AS leased
+    FROM ${table} m
+    LEFT JOIN claims cl ON cl.id = ${c.claimId}
+    LEFT JOIN contracts co ON co.id = cl.contract_id
+    WHERE m.id = ${messageId} AND m.status = 'queued' AND m.environment = 'production'
+      AND split_part(${key}, ':', 3) IN (${sql.join([...words])})`.execute(db);
+  const row = result.rows[0];
+  return row
+    ? {
+        ...row,
+        created_at: new Date(row.created_at),
+        bank_details_due_at: row.bank_details_due_at === null ? null : new Date(row.bank_details_due_at),
+      }
+    : undefined;
+}
+
+/**
+ * Holds a queued message not leased until `until` (quiet hours, or the SMTP back-off): no job nor the
+ * sweep takes it before; no attempt counted, its error kept. Whether it was (not when another job
+ * holds it).
+ */
+export async function holdQueuedMessage(
+  db: Executor,
+  channel: keyof typeof CHANNELS,
+  messageId: string,
+  until: Date,
+): Promise<boolean> {
+  const table = sql.table(CHANNELS[channel].table);
+  const result = await sql`
+    UPDATE ${table} SET locked_until = ${until}
+    WHERE id = ${messageId} AND status = 'queued' AND (locked_until IS NULL OR locked_until < now())`.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}

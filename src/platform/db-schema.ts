@@ -816,7 +816,10 @@ export interface PartnerRateLimitsTable {
   updated_at: Timestamp;
 }
 
-/** The circuit breaker of one flight-data provider, shared by every worker (monitoring/circuit-breaker.ts). */
+/**
+ * The circuit breaker of one provider — a flight-data provider's, or the SMTP server's (`email:smtp`) —
+ * shared by every worker (monitoring/circuit-breaker.ts).
+ */
 export interface ProviderCircuitsTable {
   provider: string;
   state: ColumnType<

@@ -163,7 +163,7 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
         ['sms', 'email'].map((c) => Type.Literal(c)),
         {
           description:
-            'sms: the SMS to the customer’s phone (correct the phone: the link is texted again). email: the email to the customer’s address, refused by their mail server for the address itself (unknown or disabled mailbox, a domain that takes no mail) — never for a refusal of our own server; correct the address with PATCH /contracts/{contractNumber}/customer, the next emails go to it. Sent once per refused message.',
+            'sms: the SMS to the customer’s phone (correct the phone: the link is texted again). email: the email to the customer’s address, refused by their mail server for the address itself (unknown or disabled mailbox, a domain that takes no mail) — never for a refusal of our own server; correct the address with PATCH /contracts/{contractNumber}/customer: while the claim waits for bank details a new link is emailed to it (and texted to the phone: one live link per claim), and the next emails go to it. Sent once per refused message.',
         },
       ),
       message: Type.String({

@@ -162,7 +162,7 @@ export interface ClaimVoidedData extends ClaimWebhookData {
  * number, or the carrier could not deliver it (`sms`); the customer's mail server refused the address
  * (`email`). The partner, who knows its customer, can correct the phone (PATCH
  * /contracts/{contractNumber}/customer: the link is texted again to the new number) or the address
- * (the next emails go to it).
+ * (a new link is emailed to the new address and texted to the phone, and the next emails go to it).
  */
 export interface ClaimCustomerUnreachableData extends ClaimWebhookData {
   channel: 'sms' | 'email';

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { notifyClaim, type ResendRequest } from '../../src/claims/index.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -121,4 +123,110 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(await queued(), 1, 'no second resend');
     });
+
+  it('a new email with no new phone: one new link, texted and emailed to the new address; the job run again and the PATCH replayed send nothing twice', async () => {
+    const insured = await insureFlight(t.app, partner, {
+      flightNumber: `AF${seq++}`,
+      customer: { email: 'old@example.com' },
+    });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const first = await eventually(async () => (await messagesOf(insured.contractNumber))[0]);
+    const claimId = (
+      await t.db
+        .selectFrom('claims')
+        .select('id')
+        .where(
+          'contract_id',
+          '=',
+          (
+            await t.db
+              .selectFrom('contracts')
+              .select('id')
+              .where('contract_number', '=', insured.contractNumber)
+              .executeTakeFirstOrThrow()
+          ).id,
+        )
+        .executeTakeFirstOrThrow()
+    ).id;
+    const resentEmails = async () =>
+      (
+        await t.db
+          .selectFrom('emails')
+          .select(['to_enc', 'text_enc'])
+          .where('dedupe_key', 'like', `claim:${claimId}:resend:%`)
+          .execute()
+      ).map((e) => ({
+        to: decrypt(t.app.parasol.keys.encryption, e.to_enc),
+        text: decrypt(t.app.parasol.keys.encryption, e.text_enc),
+      }));
+    const patch = () =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `${FLIGHT}/contracts/${insured.contractNumber}/customer`,
+        headers: { ...partner.auth, 'content-type': 'application/json', 'idempotency-key': `email-${claimId}` },
+        payload: { email: 'New@Example.com' },
+      });
+    const patched = await patch();
+    assert.equal(patched.statusCode, 200, patched.body);
+    const [resent] = await eventually(async () => {
+      const emails = await resentEmails();
+      return emails.length ? emails : undefined;
+    });
+    assert.equal(resent!.to, 'new@example.com');
+    const link = /https?:\/\/\S+\/c\/\S+/.exec(resent!.text)?.[0];
+    assert.ok(link, 'with a link');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: new URL(link).pathname })).statusCode,
+      200,
+      'the new link works',
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: new URL(first.link!).pathname })).statusCode,
+      410,
+      'the first one is replaced',
+    );
+    assert.deepEqual(
+      (await messagesOf(insured.contractNumber)).map((m) => m.link),
+      [first.link, link],
+      'the same new link texted too: the phone keeps a live one',
+    );
+
+    // the claims_notify job run again with the same request (a retry): nothing sent, no link replaced
+    const [resendJob] = (
+      await sql<{ data: ResendRequest }>`SELECT data FROM pgboss.job
+        WHERE name = 'claims_notify' AND data->>'kind' = 'resend' AND data->>'claimId' = ${claimId}`.execute(t.db)
+    ).rows;
+    assert.equal(resendJob!.data.alsoEmail, true);
+    const { config, jobs, keys } = t.app.parasol;
+    const deps = {
+      db: t.db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      insurer: config.insurer,
+      now: () => new Date(),
+    };
+    assert.equal(await notifyClaim(deps, resendJob!.data), 'skipped');
+    assert.equal(await notifyClaim(deps, resendJob!.data), 'skipped');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: new URL(link).pathname })).statusCode,
+      200,
+      'the emailed link still works',
+    );
+    assert.equal((await messagesOf(insured.contractNumber)).length, 2, 'no third SMS');
+
+    const replayed = await patch();
+    assert.equal(replayed.statusCode, 200, replayed.body);
+    const resends = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job
+      WHERE name = 'claims_notify' AND data->>'kind' = 'resend' AND data->>'claimId' = ${claimId}`.execute(t.db);
+    assert.equal(resends.rows[0]!.n, 1, 'the replay queued no second resend');
+    assert.equal((await resentEmails()).length, 1);
+  });
 });

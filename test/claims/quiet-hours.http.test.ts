@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expireClaims, heldReminders, notifyClaim, remindClaims } from '../../src/claims/index.ts';
-import { queueSms, sendQueuedSms } from '../../src/notify/index.ts';
+import { queueEmail, queueSms, sendQueuedEmail, sendQueuedSms } from '../../src/notify/index.ts';
+import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { decrypt, encrypt } from '../../src/platform/crypto.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
@@ -292,6 +293,86 @@ describe('quiet hours: a reminder or an expiry notice due at night waits for the
       assert.ok(texted.includes(`claim:${id}:reminder:1700000000001`));
       assert.equal(await send(expired, night), 'held');
       assert.ok(!texted.includes(`claim:${id}:expired`));
+    });
+
+    it('the email job holds a reminder email due at 03:00 (the claim’s French phone) until 08:00; a resent link is not held', async () => {
+      const { id } = await openClaim();
+      const startAfters: (Date | undefined)[] = [];
+      const recording = {
+        send: async (_name: string, _data: unknown, o: { startAfter?: Date } = {}) => {
+          startAfters.push(o.startAfter);
+          return 'job';
+        },
+      } as unknown as JobQueue;
+      const queueMail = async (key: string) => {
+        await t.db.transaction().execute((trx) =>
+          queueEmail(
+            trx,
+            { jobs: noJobs, keys: t.app.parasol.keys },
+            {
+              kind: 'claim_test',
+              dedupeKey: key,
+              to: 'customer@example.com',
+              subject: 'Parasol',
+              text: 'Parasol: …',
+              partnerId: a.id,
+              environment: 'production',
+            },
+          ),
+        );
+        const row = await t.db
+          .selectFrom('emails')
+          .select('id')
+          .where('dedupe_key', '=', key)
+          .executeTakeFirstOrThrow();
+        return row.id;
+      };
+      const mailed: string[] = [];
+      const night = new Date('2026-01-15T02:00:00Z'); // 03:00 in Paris
+      const sendMail = (emailId: string) =>
+        sendQueuedEmail(
+          {
+            db: t.db,
+            keys: t.app.parasol.keys,
+            providers: {
+              outbox: new OutboxEmailProvider(),
+              smtp: {
+                name: 'smtp',
+                send: async (m) => {
+                  mailed.push(m.dedupeKey);
+                  return { providerMessageId: `<${mailed.length}@test>` };
+                },
+              },
+            },
+            linkUselessClaimStatuses: [],
+            jobs: recording,
+            quietHours: QUIET,
+            now: () => night,
+          },
+          emailId,
+        );
+      const reminderKey = `claim:${id}:reminder:1700000000002`;
+      const reminder = await queueMail(reminderKey);
+      // an operator's resend, sent at any hour as the claim's first message is (its first email went with the claim)
+      const resendKey = `claim:${id}:resend:${crypto.randomUUID()}`;
+      const resend = await queueMail(resendKey);
+      const started = Date.now();
+      assert.equal(await sendMail(reminder), 'held');
+      assert.deepEqual(mailed, [], 'not emailed at 03:00');
+      assert.equal(startAfters.length, 1, 'its send job queued for the window’s end');
+      const wait = startAfters[0]!.getTime() - started;
+      assert.ok(Math.abs(wait - 5 * 3_600_000) < 60_000, `five hours later, at 08:00 in Paris (${wait} ms)`);
+      const held = await t.db
+        .selectFrom('emails')
+        .select(['status', 'attempts', 'locked_until'])
+        .where('id', '=', reminder)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([held.status, Number(held.attempts)], ['queued', 0], 'no send used');
+      assert.equal(held.locked_until?.getTime(), startAfters[0]!.getTime());
+      // a link the customer is waiting for (the first one, a resend) goes at any hour
+      assert.equal(await sendMail(resend), 'sent');
+      assert.deepEqual(mailed, [resendKey]);
+      assert.equal(startAfters.length, 1);
     });
   });
 });

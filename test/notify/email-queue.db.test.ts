@@ -19,9 +19,12 @@ import {
   readEmails,
   requeueStaleEmails,
   sendQueuedEmail,
+  SMTP_CIRCUIT,
   type RejectedEmail,
 } from '../../src/notify/email/email-queue.ts';
+import { SharedCircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
+import { classifySmtpError } from '../../src/notify/email/smtp.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
 import { sql } from 'kysely';
@@ -48,7 +51,7 @@ function fakeJobs() {
 }
 
 /** A provider that answers what `outcomes` says, in turn, and counts its calls. */
-function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 'refused')[]) {
+function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 'refused' | 'local')[]) {
   const calls: EmailMessage[] = [];
   const provider: EmailProvider = {
     name: 'smtp',
@@ -63,8 +66,18 @@ function scripted(...outcomes: ('ok' | 'retry' | 'down' | 'reject' | 'bounce' | 
       // as SmtpEmailProvider classes them: the recipient's address (550 5.1.1), our server (530 5.7.0)
       if (outcome === 'bounce')
         throw new EmailRejectedError('smtp', 'SMTP 550 5.1.1 to RCPT', 550, { recipient: true });
+      // SmtpEmailProvider's own check, before any connection: not an address
+      if (outcome === 'local')
+        throw new EmailRejectedError('smtp', 'recipient is not an email address', undefined, {
+          recipient: true,
+          local: true,
+        });
       if (outcome === 'refused')
-        throw new EmailRetryableError('smtp', 'SMTP 530 5.7.0 to MAIL', 530, { notSent: true, reason: 'refused' });
+        throw new EmailRetryableError('smtp', 'SMTP 530 5.7.0 to MAIL', 530, {
+          notSent: true,
+          reason: 'refused',
+          atLogin: true,
+        });
       return { providerMessageId: `<${calls.length}@test>` };
     },
   };
@@ -466,4 +479,160 @@ test('the sweep starts no second chain of send jobs beside a live one: one per e
       ['created', emailSendKey(id)],
     ],
   );
+});
+
+test('after our server refuses our login, the other queued emails wait for the shared circuit’s probe instead of each logging in', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email('k:first', { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email('k:second', { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email('k:sandbox', { environment: 'sandbox' }));
+  });
+  const [firstId, secondId, sandboxId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [
+    string,
+    string,
+    string,
+  ];
+  const smtp = scripted('refused', 'ok', 'ok');
+  const later: { data: unknown; startAfter: Date | undefined }[] = [];
+  const recording = {
+    send: async (_name: string, data: unknown, o: { startAfter?: Date } = {}) => {
+      later.push({ data, startAfter: o.startAfter });
+      return 'job';
+    },
+  } as unknown as JobQueue;
+  const at = new Date('2026-11-27T10:00:00Z');
+  let now = at;
+  // the worker's: a breaker shared through provider_circuits (every worker process sees it open)
+  const smtpGate = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const deps = { ...sendDeps(handle.db, smtp.provider), jobs: recording, smtpGate, now: () => now };
+
+  await assert.rejects(
+    sendQueuedEmail(deps, firstId),
+    (e) => e instanceof EmailRetryableError && e.reason === 'refused',
+  );
+  assert.equal(smtp.calls.length, 1);
+  // a second worker's breaker reads the same row: the circuit is open for every process
+  const other = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const started = Date.now();
+  assert.equal(await sendQueuedEmail({ ...deps, smtpGate: other }, secondId), 'circuit_open');
+  assert.equal(smtp.calls.length, 1, 'no second login while the circuit is open');
+  assert.equal(later.length, 1);
+  assert.deepEqual(later[0]!.data, { emailId: secondId });
+  const wait = later[0]!.startAfter!.getTime() - started;
+  assert.ok(Math.abs(wait - SMTP_CIRCUIT.options.coolDownMs) < 60_000, `sent again at the probe (${wait} ms)`);
+  const waiting = await handle.db
+    .selectFrom('emails')
+    .select(['status', 'attempts', 'locked_until', 'last_error'])
+    .where('id', '=', secondId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([waiting.status, Number(waiting.attempts), waiting.last_error], ['queued', 0, null]);
+  assert.equal(waiting.locked_until?.getTime(), later[0]!.startAfter!.getTime(), 'the sweep leaves it until then');
+  // a sandbox message goes to the outbox: the SMTP circuit does not hold it
+  assert.equal(await sendQueuedEmail(deps, sandboxId), 'sent');
+
+  // the cool-down over (the hold moved back, as time would): one probe, which logs in and closes the circuit
+  now = new Date(at.getTime() + SMTP_CIRCUIT.options.coolDownMs + 1_000);
+  await handle.db.updateTable('emails').set({ locked_until: null }).where('id', '=', secondId).execute();
+  assert.equal(await sendQueuedEmail(deps, secondId), 'sent');
+  const circuit = await handle.db
+    .selectFrom('provider_circuits')
+    .select('state')
+    .where('provider', '=', SMTP_CIRCUIT.key)
+    .executeTakeFirstOrThrow();
+  assert.equal(circuit.state, 'closed');
+  assert.equal(await sendQueuedEmail(deps, firstId), 'sent', 'the refused one too, once the login works');
+  assert.equal(smtp.calls.length, 3);
+});
+
+test('the SMTP circuit opens for a refusal at our login, not for one recipient’s or one message’s refusal (5.1.1, 5.6.x, 554 5.7.1 at DATA)', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    for (const key of ['k:bounce', 'k:content', 'k:spam', 'k:login'])
+      await queueEmail(trx, { jobs, keys }, email(key, { environment: 'production' }));
+  });
+  const ids = sent.map((s) => (s as { data: { emailId: string } }).data.emailId);
+  // nodemailer's errors as it raises them, classed by SmtpEmailProvider's own classifySmtpError
+  const replies = [
+    { responseCode: 550, response: '550 5.1.1 no such mailbox', command: 'RCPT TO' },
+    { responseCode: 554, response: '554 5.6.0 message content refused', command: 'DATA' },
+    { responseCode: 554, response: '554 5.7.1 message refused as spam', command: 'DATA' },
+    { responseCode: 535, response: '535 5.7.8 authentication failed', command: 'AUTH PLAIN' },
+  ];
+  const provider: EmailProvider = {
+    name: 'smtp',
+    send: async () => {
+      throw classifySmtpError('smtp', Object.assign(new Error('smtp'), replies.shift()));
+    },
+  };
+  const smtpGate = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const deps = { ...sendDeps(handle.db, provider), jobs, smtpGate, now: () => new Date('2026-11-27T10:00:00Z') };
+  const circuit = async () =>
+    (
+      await handle.db
+        .selectFrom('provider_circuits')
+        .select('state')
+        .where('provider', '=', SMTP_CIRCUIT.key)
+        .executeTakeFirst()
+    )?.state ?? 'closed';
+
+  assert.equal(await sendQueuedEmail(deps, ids[0]!), 'rejected', '5.1.1: the address');
+  assert.equal(await sendQueuedEmail(deps, ids[1]!), 'rejected', '5.6.0: the message');
+  await assert.rejects(
+    sendQueuedEmail(deps, ids[2]!),
+    (e) => e instanceof EmailRetryableError && e.reason === 'refused' && !e.atLogin,
+  );
+  assert.equal(await circuit(), 'closed', 'one message refused at DATA: the others still go');
+  await assert.rejects(
+    sendQueuedEmail(deps, ids[3]!),
+    (e) => e instanceof EmailRetryableError && e.reason === 'refused' && e.atLogin,
+  );
+  assert.equal(await circuit(), 'open', 'our login refused: every send would meet it');
+});
+
+test('the SMTP probe’s turn is given back when its send takes no lease, meets a network error or is refused by our own check: the next send probes at once; only a server’s answer closes the circuit', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    for (const key of ['k:refused', 'k:leased', 'k:down', 'k:local', 'k:ok'])
+      await queueEmail(trx, { jobs, keys }, email(key, { environment: 'production' }));
+  });
+  const [refusedId, leasedId, downId, localId, okId] = sent.map(
+    (s) => (s as { data: { emailId: string } }).data.emailId,
+  ) as [string, string, string, string, string];
+  const smtp = scripted('refused', 'down', 'local', 'ok');
+  const at = new Date('2026-11-27T10:00:00Z');
+  let now = at;
+  const smtpGate = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const deps = { ...sendDeps(handle.db, smtp.provider), jobs, smtpGate, now: () => now };
+  const circuit = async () =>
+    handle.db
+      .selectFrom('provider_circuits')
+      .select(['state', 'probe_started_at'])
+      .where('provider', '=', SMTP_CIRCUIT.key)
+      .executeTakeFirstOrThrow();
+
+  await assert.rejects(sendQueuedEmail(deps, refusedId), EmailRetryableError);
+  assert.equal((await circuit()).state, 'open');
+  now = new Date(at.getTime() + SMTP_CIRCUIT.options.coolDownMs + 1_000);
+  // another job holds this one's lease: the probe takes none, logs in nowhere, and gives its turn back
+  await handle.db
+    .updateTable('emails')
+    .set({ locked_until: new Date(Date.now() + 60_000) })
+    .where('id', '=', leasedId)
+    .execute();
+  assert.equal(await sendQueuedEmail(deps, leasedId), 'skipped');
+  assert.deepEqual(await circuit(), { state: 'half_open', probe_started_at: null });
+  // the next send probes at once (not held until the probe's timeout); a network error tells nothing
+  await assert.rejects(sendQueuedEmail(deps, downId), (e) => e instanceof EmailRetryableError && !e.atLogin);
+  assert.deepEqual(await circuit(), { state: 'half_open', probe_started_at: null });
+  // refused by our own check before connecting: not the server's answer, the circuit stays half-open
+  assert.equal(await sendQueuedEmail(deps, localId), 'rejected');
+  assert.deepEqual(await circuit(), { state: 'half_open', probe_started_at: null });
+  // the server takes the message: closed
+  assert.equal(await sendQueuedEmail(deps, okId), 'sent');
+  assert.equal((await circuit()).state, 'closed');
+  assert.equal(smtp.calls.length, 4, 'the leased one was never sent');
 });

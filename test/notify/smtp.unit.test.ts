@@ -155,6 +155,7 @@ describe('SmtpEmailProvider', () => {
       const error = await send(user);
       assert.ok(error instanceof EmailRetryableError, `${user}: ${String(error)}`);
       assert.equal(error.reason, 'refused', user);
+      assert.equal(error.atLogin, false, `${user}: refused at RCPT TO, one message's: the SMTP circuit stays closed`);
       assert.equal(error.notSent, true, `${user}: the server took nothing, the attempt is given back`);
     }
     assert.equal(server.received.length, 0);
@@ -213,6 +214,7 @@ describe('SmtpEmailProvider', () => {
     const error = await provider.send(message).catch((e: unknown) => e);
     assert.ok(error instanceof EmailRetryableError, String(error));
     assert.equal(error.reason, 'refused');
+    assert.equal(error.atLogin, true, 'at the greeting: every message meets it');
     assert.equal(error.responseCode, 550);
     assert.equal(error.notSent, true);
     assert.equal(server.received.length, 0);
@@ -226,6 +228,7 @@ describe('SmtpEmailProvider', () => {
     const refused = await wrong.send(message).catch((e: unknown) => e);
     assert.ok(refused instanceof EmailRetryableError, String(refused));
     assert.equal(refused.reason, 'refused');
+    assert.equal(refused.atLogin, true);
     assert.equal(refused.responseCode, 535);
     assert.equal(refused.notSent, true);
 

@@ -175,7 +175,7 @@ export interface paths {
         head?: never;
         /**
          * Change the customer's phone, email or language
-         * @description The messages sent from now on (claim SMS, reminders) use the new contact. A new phone also gets, by SMS, the link of each claim of the contract still waiting for bank details (a new link until the same due date; the answer to `claim.customer_unreachable`). Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.
+         * @description The messages sent from now on (claim SMS, reminders) use the new contact. A new phone also gets, by SMS, the link of each claim of the contract still waiting for bank details (a new link until the same due date; the answer to `claim.customer_unreachable`); a new email with no new phone gets it too: the new link is texted to the phone and emailed to the new address (one live link per claim, on both channels). Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.
          */
         patch: operations["changeContact"];
         trace?: never;
@@ -12092,7 +12092,7 @@ export interface operations {
                          * @example CLM-00000041
                          */
                         replaces?: string;
-                        /** @description sms: the SMS to the customer’s phone (correct the phone: the link is texted again). email: the email to the customer’s address, refused by their mail server for the address itself (unknown or disabled mailbox, a domain that takes no mail) — never for a refusal of our own server; correct the address with PATCH /contracts/{contractNumber}/customer, the next emails go to it. Sent once per refused message. */
+                        /** @description sms: the SMS to the customer’s phone (correct the phone: the link is texted again). email: the email to the customer’s address, refused by their mail server for the address itself (unknown or disabled mailbox, a domain that takes no mail) — never for a refusal of our own server; correct the address with PATCH /contracts/{contractNumber}/customer: while the claim waits for bank details a new link is emailed to it (and texted to the phone: one live link per claim), and the next emails go to it. Sent once per refused message. */
                         channel: "sms" | "email";
                         /** @description Which message: opened (the first), payment_failed, reminder, resend (an email: opened or reminder). */
                         message: string;

@@ -3,8 +3,10 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import type { QuietHours } from '../../platform/config.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
-import { skipDeadLinkMessage } from '../link-messages-repo.ts';
+import { holdQueuedMessage, skipDeadLinkMessage } from '../link-messages-repo.ts';
+import { holdForQuietHours } from '../quiet-hold.ts';
 import { messageKind } from '../sms/claim-messages.ts';
 import * as repo from './email-repo.ts';
 import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
@@ -123,6 +125,34 @@ export type OnEmailRejected = (trx: Executor, email: RejectedEmail) => Promise<v
 
 const CLAIM_KEY = /^claim:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):/;
 
+/** Leave to log in to the SMTP server: the breaker's permit (monitoring's `SharedCircuitBreaker`). */
+export type SmtpPermit = { allowed: true; probe: boolean; generation: number } | { allowed: false; retryAt: Date };
+
+/**
+ * The SMTP back-off every send shares (the worker's: a `SharedCircuitBreaker`, provider_circuits row
+ * `email:smtp`, opened by one refused login — `SMTP_CIRCUIT`): once our server refuses our login or
+ * our sender (`reason` `refused`), the other queued messages wait for the circuit's cool-down instead of
+ * each logging in and failing on its own schedule; one probe then, whose success closes it.
+ */
+export interface SmtpGate {
+  acquire(now: Date): SmtpPermit | Promise<SmtpPermit>;
+  success(permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
+  /** The send was not made, or told nothing of our login (a network error, a 4xx): the probe's turn given back. */
+  release(permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
+  failure(now: Date, permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
+}
+
+/**
+ * The SMTP circuit's settings: opened by the first refused login (a refusal is ours to fix, not a
+ * passing error), closed by the next login that works; one probe every 5 minutes meanwhile (an
+ * operator's fix is picked up within 5 minutes), a probe that never answered (the send's 60 s expiry)
+ * replaced after 2.
+ */
+export const SMTP_CIRCUIT = {
+  key: 'email:smtp',
+  options: { failureThreshold: 1, coolDownMs: 5 * 60_000, probeTimeoutMs: 2 * 60_000 },
+} as const;
+
 export interface EmailProviders {
   /**
    * Sandbox and preproduction messages; without `smtp`, the platform's own messages too (partner
@@ -154,9 +184,18 @@ export async function sendQueuedEmail(
     linkUselessClaimStatuses: readonly string[];
     /** Told when the server refuses the recipient's address (not our server, not the message): once per message. */
     onRejected?: OnEmailRejected | undefined;
+    /**
+     * To queue a held message's send job for the morning (quiet hours) or for the SMTP circuit's
+     * probe; without it a held message waits for the `email_requeue` sweep.
+     */
+    jobs?: JobQueue | undefined;
+    /** The customer's night, when a reminder waits (config.smsQuietHours, the SMS's); absent: any hour. */
+    quietHours?: QuietHours | null | undefined;
+    /** The SMTP back-off shared by every send (`SmtpGate`); absent: each message tries on its own. */
+    smtpGate?: SmtpGate | undefined;
   },
   emailId: string,
-): Promise<'sent' | 'rejected' | 'skipped'> {
+): Promise<'sent' | 'rejected' | 'skipped' | 'held' | 'circuit_open'> {
   const { linkUselessClaimStatuses } = deps;
   const now = (deps.now ?? (() => new Date()))();
   if (await skipDeadLinkMessage(deps.db, 'email', emailId, { linkUselessClaimStatuses, now })) return 'skipped';
@@ -167,11 +206,50 @@ export async function sendQueuedEmail(
       throw new EmailProviderMissing();
     }
   }
+  const jobs = deps.jobs;
+  const sendAgainAt = async (trx: Executor, startAfter: Date) => {
+    if (jobs) await jobs.send('email_send', { emailId }, { trx, startAfter, singletonKey: emailSendKey(emailId) });
+  };
+  if (deps.quietHours) {
+    // a reminder an outage kept queued waits for the customer's morning, as its SMS does (one hold for both)
+    const held = await holdForQuietHours(deps, 'email', emailId, {
+      now,
+      quiet: deps.quietHours,
+      giveUpHours: EMAIL_GIVE_UP_HOURS,
+      queueSend: sendAgainAt,
+    });
+    if (held) return held;
+  }
+  // the SMTP back-off: after a refused login, the other messages wait for the circuit's probe
+  let permit: Extract<SmtpPermit, { allowed: true }> | undefined;
+  const gate = deps.smtpGate;
+  if (gate && deps.providers.smtp) {
+    const state = await repo.findEmailState(deps.db, emailId);
+    if (!state || state.status !== 'queued') return 'skipped';
+    const bySmtp = state.environment !== 'sandbox' && state.environment !== 'preproduction';
+    if (bySmtp) {
+      const p = await gate.acquire(now);
+      if (!p.allowed) {
+        // held (no attempt used) until the circuit lets a probe through, its send job queued then
+        const startAfter = new Date(Date.now() + Math.max(0, p.retryAt.getTime() - now.getTime()));
+        return deps.db.transaction().execute(async (trx) => {
+          if (!(await holdQueuedMessage(trx, 'email', emailId, startAfter))) return 'skipped' as const;
+          await sendAgainAt(trx, startAfter);
+          return 'circuit_open' as const;
+        });
+      }
+      permit = p;
+    }
+  }
   const row = await repo.leaseQueuedEmail(deps.db, emailId, {
     leaseSeconds: SEND_LEASE_SECONDS,
     maxAttempts: MAX_EMAIL_ATTEMPTS,
   });
-  if (!row) return 'skipped'; // sent, refused, or being sent by another job
+  if (!row) {
+    // sent, refused, or being sent by another job: no login tried, the probe's turn given back
+    if (permit) await gate?.release(permit);
+    return 'skipped';
+  }
   const customerTest = row.environment === 'sandbox' || row.environment === 'preproduction';
   const provider = customerTest ? deps.providers.outbox : (deps.providers.smtp ?? deps.providers.outbox);
   const open = (sealed: string) => decrypt(deps.keys.encryption, sealed);
@@ -188,9 +266,13 @@ export async function sendQueuedEmail(
       providerMessageId: sent.providerMessageId,
       at: (deps.now ?? (() => new Date()))(),
     });
+    if (permit) await gate?.success(permit);
     return 'sent';
   } catch (error) {
     if (error instanceof EmailRejectedError) {
+      // the server took our login and judged the message: the circuit may close — not when our own
+      // check refused the address before any connection (`local`): that told nothing of the server
+      if (permit) await (error.local ? gate?.release(permit) : gate?.success(permit));
       return deps.db.transaction().execute(async (trx) => {
         if (!(await repo.markEmailRejected(trx, emailId, provider.name, error.message))) return 'skipped';
         await audit(trx, {
@@ -219,6 +301,16 @@ export async function sendQueuedEmail(
       });
     }
     const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
+    // our login or sender refused (not a refusal of one recipient or message at RCPT TO or DATA):
+    // every other send waits for the circuit's cool-down
+    if (permit) {
+      if (error instanceof EmailRetryableError && error.atLogin)
+        await gate?.failure((deps.now ?? (() => new Date()))(), permit);
+      // refused at RCPT TO or DATA: the server took our login, the circuit may close
+      else if (error instanceof EmailRetryableError && error.reason === 'refused') await gate?.success(permit);
+      // a network failure, a 4xx, anything else: nothing known of our login, the probe's turn given back
+      else await gate?.release(permit);
+    }
     await repo.releaseEmail(deps.db, emailId, message, {
       notSent: error instanceof EmailRetryableError && error.notSent,
     });

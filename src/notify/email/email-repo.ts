@@ -16,6 +16,12 @@ export async function insertQueuedEmail(trx: Executor, row: Insertable<EmailsTab
   return inserted?.id;
 }
 
+/** Whether a message of this dedupe key was written (a retried job's, whatever its status). */
+export async function emailExists(db: Executor, dedupeKey: string): Promise<boolean> {
+  const row = await db.selectFrom('emails').select('id').where('dedupe_key', '=', dedupeKey).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findEmailState(db: Executor, emailId: string) {
   return db.selectFrom('emails').select(['status', 'environment']).where('id', '=', emailId).executeTakeFirst();
 }

@@ -66,15 +66,23 @@ export class EmailRetryableError extends EmailError {
    * until then.
    */
   readonly reason: 'deferred' | 'unreachable' | 'network' | 'refused';
+  /**
+   * A `refused` that answered our connection, login or sender — the greeting, EHLO/HELO/LHLO, STARTTLS,
+   * AUTH (nodemailer's EAUTH), MAIL FROM (its sender check): every message would meet it, so the SMTP
+   * circuit opens. A refusal at RCPT TO or DATA (a 5.7.x or 554 policy or spam refusal of this one
+   * message) is not: the other messages still go.
+   */
+  readonly atLogin: boolean;
 
   constructor(
     provider: string,
     message: string,
     responseCode?: number,
-    options: { cause?: unknown; notSent?: boolean; reason?: 'refused' } = {},
+    options: { cause?: unknown; notSent?: boolean; reason?: 'refused'; atLogin?: boolean } = {},
   ) {
     super(provider, message, responseCode, { cause: options.cause });
     this.notSent = options.notSent ?? false;
+    this.atLogin = options.reason === 'refused' && options.atLogin === true;
     this.reason =
       options.reason ?? (responseCode !== undefined ? 'deferred' : this.notSent ? 'unreachable' : 'network');
   }
@@ -89,15 +97,21 @@ export class EmailRejectedError extends EmailError {
   override readonly name = 'EmailRejectedError';
   /** The recipient's address is at fault (not our server, not the message): someone must correct it. */
   readonly recipient: boolean;
+  /**
+   * Refused by our own check before any connection (not an address, nodemailer's envelope check): the
+   * server said nothing — the SMTP circuit neither closes nor opens on it.
+   */
+  readonly local: boolean;
 
   constructor(
     provider: string,
     message: string,
     responseCode?: number,
-    options: { cause?: unknown; recipient?: boolean } = {},
+    options: { cause?: unknown; recipient?: boolean; local?: boolean } = {},
   ) {
     super(provider, message, responseCode, { cause: options.cause });
     this.recipient = options.recipient ?? false;
+    this.local = options.local ?? false;
   }
 }
 

@@ -91,7 +91,10 @@ export class SmtpEmailProvider implements EmailProvider {
 
   async send(msg: EmailMessage): Promise<EmailSendResult> {
     if (!EMAIL_ADDRESS.test(msg.to))
-      throw new EmailRejectedError(this.name, 'recipient is not an email address', undefined, { recipient: true });
+      throw new EmailRejectedError(this.name, 'recipient is not an email address', undefined, {
+        recipient: true,
+        local: true,
+      });
     const messageId = `<${sha256Hex(`parasol/email/v1:${msg.dedupeKey}`).slice(0, 32)}@${this.#domain}>`;
     try {
       const info = await this.#transport.sendMail({
@@ -139,6 +142,8 @@ export type SmtpBlame = 'recipient' | 'provider' | 'message';
 const OUR_STEPS = /^(AUTH|MAIL)\b/i;
 const RECIPIENT_STEP = /^RCPT\b/i;
 const DATA_STEP = /^DATA\b/i;
+/** The steps before any recipient: our connection (`CONN`, the greeting), our login and our sender. */
+const LOGIN_STEPS = /^(CONN|EHLO|HELO|LHLO|STARTTLS|AUTH|MAIL)\b/i;
 
 /** RFC 3463's enhanced status code at the start of a reply (`550 5.1.1 …`, `550-5.1.1 …`), if any. */
 interface EnhancedCode {
@@ -208,6 +213,8 @@ export function classifySmtpError(provider: string, error: unknown): EmailRetrya
           cause: error,
           notSent: true,
           reason: 'refused',
+          // the circuit opens for a refusal every message meets, not for one of a recipient or a message
+          atLogin: verb !== undefined && LOGIN_STEPS.test(verb),
         });
       return new EmailRejectedError(provider, message, responseCode, {
         cause: error,
@@ -224,6 +231,7 @@ export function classifySmtpError(provider: string, error: unknown): EmailRetrya
       cause: error,
       notSent: true,
       reason: 'refused',
+      atLogin: true,
     });
   if (code === 'EENVELOPE') {
     // nodemailer's own envelope check, before any command: our sender, or the recipient
@@ -233,8 +241,13 @@ export function classifySmtpError(provider: string, error: unknown): EmailRetrya
         cause: error,
         notSent: true,
         reason: 'refused',
+        atLogin: true,
       });
-    return new EmailRejectedError(provider, 'envelope refused', undefined, { cause: error, recipient: true });
+    return new EmailRejectedError(provider, 'envelope refused', undefined, {
+      cause: error,
+      recipient: true,
+      local: true,
+    });
   }
   return new EmailRetryableError(
     provider,

@@ -9,7 +9,7 @@ import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
-import { airportTimeZones, QUIET_HOURS_KINDS, quietHoursHold } from './quiet-hours.ts';
+import { holdForQuietHours } from '../quiet-hold.ts';
 import * as repo from './sms-repo.ts';
 import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
@@ -153,7 +153,16 @@ export async function sendQueuedSms(
     throw new SmsProviderMissing(row.environment);
   }
   if (deps.quietHours) {
-    const held = await holdForQuietHours(deps, smsId, now, deps.quietHours);
+    const jobs = deps.jobs;
+    // the reminder and the expiry notice wait for the customer's morning (the hold both channels share)
+    const held = await holdForQuietHours(deps, 'sms', smsId, {
+      now,
+      quiet: deps.quietHours,
+      giveUpHours: SMS_GIVE_UP_HOURS,
+      queueSend: async (trx, startAfter) => {
+        if (jobs) await jobs.send('sms_send', { smsId }, { trx, startAfter });
+      },
+    });
     if (held) return held;
   }
   const row = await repo.leaseQueuedSms(deps.db, smsId, {
@@ -231,44 +240,6 @@ export async function sendQueuedSms(
   if (providerMessageId)
     await applyEarlyReceipts(deps.db, deps.provider.name, providerMessageId, now, deps.onUndelivered);
   return 'sent';
-}
-
-/**
- * A queued message of a kind quiet hours hold, about to be sent at night where its customer lives:
- * held until the morning (`locked_until`: neither a job nor the sweep takes it meanwhile; no attempt
- * used, no error written) with its send job queued then. `held`; `skipped` when another job holds its
- * lease (that job sends it or gives it back); undefined to send it now — another kind (the kind is
- * read before anything is decrypted), daytime there, or a morning that would come within an hour of
- * its give-up (SMS_GIVE_UP_HOURS after it was written: the sweep counts the hold as queued time; the
- * message goes at night rather than be given up, as a reminder near its due date does).
- */
-async function holdForQuietHours(
-  deps: { db: Db; keys: Keyring; jobs?: JobQueue | undefined },
-  smsId: string,
-  now: Date,
-  quiet: QuietHours,
-): Promise<'held' | 'skipped' | undefined> {
-  const row = await repo.findSmsToHold(deps.db, smsId, QUIET_HOURS_KINDS);
-  if (!row) return undefined; // not queued, or sent at any hour: the lease below says what becomes of it
-  if (row.leased) return 'skipped'; // being sent by another job
-  const until = quietHoursHold({
-    kind: messageKind(row.idempotency_key),
-    phone: decrypt(deps.keys.encryption, row.to_enc),
-    now,
-    quiet,
-    fallbackZones: airportTimeZones(row.trip_departure_airport, row.trip_arrival_airport),
-    dueAt: row.bank_details_due_at,
-    giveUpAt: new Date(new Date(row.created_at).getTime() + SMS_GIVE_UP_HOURS * 3_600_000),
-  });
-  if (!until) return undefined;
-  // pg-boss and the lease read the real clock: the same wait from it
-  const startAfter = new Date(Date.now() + (until.getTime() - now.getTime()));
-  const jobs = deps.jobs;
-  return deps.db.transaction().execute(async (trx) => {
-    if (!(await repo.holdQueuedSms(trx, smsId, startAfter))) return 'skipped';
-    if (jobs) await jobs.send('sms_send', { smsId }, { trx, startAfter });
-    return 'held';
-  });
 }
 
 /**

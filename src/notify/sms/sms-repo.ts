@@ -121,46 +121,6 @@ export function tripEndAirports(contractId: string) {
   ] as const;
 }
 
-/**
- * A queued message of a kind quiet hours hold (`kinds`: its key's word), with what they need: its key,
- * its number, when it was written (its give-up), its claim's due date and the trip's ends (the
- * contract's first departure and last arrival airports, for a number of no country), and whether
- * another job holds its lease. Undefined otherwise (another kind, not queued: the send goes on).
- */
-export async function findSmsToHold(db: Executor, smsId: string, kinds: readonly string[]) {
-  return db
-    .selectFrom('sms_messages as m')
-    .leftJoin('claims as cl', 'cl.id', 'm.claim_id')
-    .select([
-      'm.idempotency_key',
-      'm.to_enc',
-      'm.created_at',
-      'cl.bank_details_due_at',
-      ...tripEndAirports('cl.contract_id'),
-      sql<boolean>`coalesce(m.locked_until >= now(), false)`.as('leased'),
-    ])
-    .where('m.id', '=', smsId)
-    .where('m.status', '=', 'queued')
-    .where(sql<string>`split_part(m.idempotency_key, ':', 3)`, 'in', [...kinds])
-    .executeTakeFirst();
-}
-
-/**
- * Holds a queued message not leased until `until` (quiet hours): no job nor the sweep takes it before;
- * no attempt counted, its error kept. Whether it was (not when another job holds it).
- */
-export async function holdQueuedSms(db: Executor, smsId: string, until: Date): Promise<boolean> {
-  const held = await db
-    .updateTable('sms_messages')
-    .set({ locked_until: until })
-    .where('id', '=', smsId)
-    .where('status', '=', 'queued')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-    .returning('id')
-    .executeTakeFirst();
-  return held !== undefined;
-}
-
 /** The kind word of a claim message's idempotency key (`claim:<id>:<word>[:…]`). */
 const keyWord = sql<string>`split_part(m.idempotency_key, ':', 3)`;
 
