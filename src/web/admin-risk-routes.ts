@@ -67,8 +67,9 @@ export function adminRisk(deps: WebDeps): FastifyPluginAsync {
     });
 
     // A fit is minutes of CPU: the worker runs it (the refit job), never this API process's request.
+    // No singleton key: the queue runs one refit at a time under the key the weekly schedule's job has (none).
     app.post<{ Body: FormBody }>('/admin/risk/refit', async (request, reply) => {
-      await deps.flight.jobs.send('risk_refit', { requestedBy: actor(request) }, { singletonKey: 'console-refit' });
+      await deps.flight.jobs.send('risk_refit', { requestedBy: actor(request) });
       return reply.redirect('/admin/risk?refit=queued', 303);
     });
   };

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
@@ -175,6 +176,150 @@ describe('risk model versions', () => {
       'unchanged',
       'no new flight decided since',
     );
+    assert.equal(refit.observations, 1, 'the flight is counted once, however many contracts it carries');
+
+    // the same flight's decision corrected (the count is unchanged): its outcome changed, so a refit fits it
+    await db
+      .updateTable('flight_watches')
+      .set({
+        decision: JSON.stringify({ kind: 'delayed', arrivalDelayMinutes: 40, claimsOpened: 0, source: 'operator' }),
+      })
+      .where('environment', '=', 'production')
+      .where('flight_number', '=', 'AF1234')
+      .execute();
+    // two refits at once (the weekly job and the CLI): one version, the other finds it made
+    const [one, two] = await Promise.all([
+      refitFromOutcomes(db, 'operator:one', new Date('2026-11-30T03:17:00Z')),
+      refitFromOutcomes(db, 'operator:two', new Date('2026-11-30T03:18:00Z')),
+    ]);
+    assert.deepEqual(
+      [one.kind, two.kind].sort(),
+      ['created', 'unchanged'],
+      `one refit of the corrected outcome: ${JSON.stringify([one, two])}`,
+    );
+    const refits = (await listModelVersions(db)).filter((v) => v.source === 'refit');
+    assert.equal(refits.length, 2);
+    const corrected = parseArtifact(await readModelArtifact(db, refits[0]!.version));
+    assert.equal(corrected.legs, defaultRiskArtifact().legs + 1, 'the flight once, with its corrected outcome');
+    assert.equal((await refitFromOutcomes(db, 'operator:test', new Date('2026-12-07T03:17:00Z'))).kind, 'unchanged');
+  });
+
+  it('refuses to activate a version that cannot price: corrupt bytes, another version inside, fitted on no data', async (t) => {
+    const { db } = await openTestDatabase(t, { empty: true });
+    await ensureDefaultModel(db);
+    const fitted = await history('v2-sound');
+    await importVersion(db, 'operator:test', serializeArtifact(fitted));
+    const empty = { ...fitted, version: 'v2-empty', legs: 0, months: {}, daysOfWeek: {}, airlines: [], airports: [] };
+    empty.cells = { airline: [], flightNumber: [], origin: [], dest: [], hour: [], counts: [] };
+    await assert.rejects(
+      importVersion(db, 'operator:test', serializeArtifact(empty)),
+      (error: Error & { code?: string }) => error.code === 'validation_failed' && /no data/.test(error.message),
+      'an artifact of no observations is not stored',
+    );
+    // rows as a faulty import, a restore or a disk would leave them (not through importVersion)
+    const row = (version: string, bytes: Buffer, sha = crypto.createHash('sha256').update(bytes).digest('hex')) =>
+      db
+        .insertInto('risk_models')
+        .values({
+          version,
+          artifact: bytes,
+          sha256: sha,
+          data_cutoff: '2008-03-28',
+          source: 'history',
+          base_version: null,
+          created_by: 'test',
+        })
+        .execute();
+    const sound = serializeArtifact(fitted);
+    await row('v2-empty', serializeArtifact(empty));
+    await row('v2-renamed', sound); // the artifact inside says v2-sound
+    await row(
+      'v2-corrupt',
+      Buffer.from(sound.subarray(0, 100)),
+      crypto.createHash('sha256').update(sound).digest('hex'),
+    );
+    await row('v2-garbage', Buffer.from('not a model'));
+    for (const [version, why] of [
+      ['v2-empty', /no data/],
+      ['v2-renamed', /names version v2-sound/],
+      ['v2-corrupt', /SHA-256/],
+      ['v2-garbage', /gzip JSON/],
+    ] as const) {
+      await assert.rejects(
+        activateModelVersion(db, 'operator:test', version, ['production']),
+        (error: Error & { code?: string }) => error.code === 'validation_failed' && why.test(error.message),
+        version,
+      );
+    }
+    const versions = await listModelVersions(db);
+    assert.deepEqual(
+      versions.find((v) => v.version === defaultRiskArtifact().version)?.activeIn.sort(),
+      ['preproduction', 'production', 'sandbox'],
+      'nothing was activated',
+    );
+    // a version made active behind the platform's back (SQL): the source keeps the environment's model and says why
+    const source = await DbRiskModelSource.open(db, { fallback: riskModelV1 });
+    t.after(() => source.close());
+    await db
+      .updateTable('risk_model_activations')
+      .set({ version: 'v2-corrupt' })
+      .where('environment', '=', 'sandbox')
+      .execute();
+    await assert.rejects(source.refresh(), /v2-corrupt \(active in sandbox\).*SHA-256/);
+    assert.equal(source.active('sandbox').version, defaultRiskArtifact().version, 'not the fallback (version 1)');
+    await activateModelVersion(db, 'operator:test', 'v2-sound', ['sandbox']);
+    await source.refresh();
+    assert.equal(source.active('sandbox').version, 'v2-sound');
+  });
+
+  it('two operators activating at once: each audits the version it replaced; overlapping refreshes end on the last', async (t) => {
+    const { db } = await openTestDatabase(t, { empty: true });
+    await ensureDefaultModel(db);
+    for (const version of ['v2-a', 'v2-b', 'v2-c'])
+      await importVersion(
+        db,
+        'operator:test',
+        serializeArtifact(await history(version, version === 'v2-c' ? 2000 : 400)),
+      );
+    await Promise.all([
+      activateModelVersion(db, 'operator:one', 'v2-a', ['production']),
+      activateModelVersion(db, 'operator:two', 'v2-b', ['production']),
+    ]);
+    const audits = await db
+      .selectFrom('audit_log')
+      .select(['entity_id', 'data'])
+      .where('entity', '=', 'risk_model')
+      .where('action', '=', 'activated')
+      .where('environment', '=', 'production')
+      .where('actor', 'like', 'operator:%')
+      .orderBy('id')
+      .execute();
+    const chain = audits.map((a) => [(a.data as { previous: string | null }).previous, a.entity_id]);
+    assert.equal(chain.length, 2);
+    assert.equal(chain[0]![0], defaultRiskArtifact().version, JSON.stringify(chain));
+    assert.equal(chain[1]![0], chain[0]![1], `the second replaced the first: ${JSON.stringify(chain)}`);
+    const active = (await listModelVersions(db)).find((v) => v.activeIn.includes('production'))!.version;
+    assert.equal(active, chain[1]![1]);
+
+    // a refresh that read the activations first (v2-c, a version to build) and a later one (v2-a,
+    // built already) finish in the other order: the models are the later one's
+    const source = await DbRiskModelSource.open(db, { fallback: riskModelV1 });
+    t.after(() => source.close());
+    await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
+    await db
+      .updateTable('risk_model_activations')
+      .set({ version: 'v2-c' })
+      .where('environment', '=', 'sandbox')
+      .execute();
+    const first = source.refresh();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await db
+      .updateTable('risk_model_activations')
+      .set({ version: 'v2-a' })
+      .where('environment', '=', 'sandbox')
+      .execute();
+    await Promise.all([first, source.refresh()]);
+    assert.equal(source.active('sandbox').version, 'v2-a');
   });
 
   it('is operated from the command line: versions, import, activate, refit, export', async (t) => {
