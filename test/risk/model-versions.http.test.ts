@@ -18,6 +18,7 @@ import {
   type FlightObservation,
 } from '../../src/risk/index.ts';
 import { riskModelV1 } from '../../src/flight/risk-model.ts';
+import type { Environment } from '../../src/platform/db-schema.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -275,12 +276,8 @@ describe('risk model versions', () => {
   it('two operators activating at once: each audits the version it replaced; overlapping refreshes end on the last', async (t) => {
     const { db } = await openTestDatabase(t, { empty: true });
     await ensureDefaultModel(db);
-    for (const version of ['v2-a', 'v2-b', 'v2-c'])
-      await importVersion(
-        db,
-        'operator:test',
-        serializeArtifact(await history(version, version === 'v2-c' ? 2000 : 400)),
-      );
+    for (const version of ['v2-a', 'v2-b', 'v2-c', 'v2-d'])
+      await importVersion(db, 'operator:test', serializeArtifact(await history(version)));
     await Promise.all([
       activateModelVersion(db, 'operator:one', 'v2-a', ['production']),
       activateModelVersion(db, 'operator:two', 'v2-b', ['production']),
@@ -301,25 +298,21 @@ describe('risk model versions', () => {
     const active = (await listModelVersions(db)).find((v) => v.activeIn.includes('production'))!.version;
     assert.equal(active, chain[1]![1]);
 
-    // a refresh that read the activations first (v2-c, a version to build) and a later one (v2-a,
-    // built already) finish in the other order: the models are the later one's
+    // a refresh that read the activations first (v2-c and v2-d, two versions to build) and a later
+    // one (v2-a everywhere, built already) finish in the other order: the models are the later one's
     const source = await DbRiskModelSource.open(db, { fallback: riskModelV1 });
     t.after(() => source.close());
     await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
-    await db
-      .updateTable('risk_model_activations')
-      .set({ version: 'v2-c' })
-      .where('environment', '=', 'sandbox')
-      .execute();
+    const set = (version: string, environments: Environment[]) =>
+      db.updateTable('risk_model_activations').set({ version }).where('environment', 'in', environments).execute();
+    await set('v2-c', ['sandbox']);
+    await set('v2-d', ['preproduction']);
     const first = source.refresh();
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await db
-      .updateTable('risk_model_activations')
-      .set({ version: 'v2-a' })
-      .where('environment', '=', 'sandbox')
-      .execute();
+    await set('v2-a', ['sandbox', 'preproduction']);
     await Promise.all([first, source.refresh()]);
     assert.equal(source.active('sandbox').version, 'v2-a');
+    assert.equal(source.active('preproduction').version, 'v2-a');
   });
 
   it('is operated from the command line: versions, import, activate, refit, export', async (t) => {
