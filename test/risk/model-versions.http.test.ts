@@ -278,6 +278,9 @@ describe('risk model versions', () => {
     await ensureDefaultModel(db);
     for (const version of ['v2-a', 'v2-b', 'v2-c', 'v2-d'])
       await importVersion(db, 'operator:test', serializeArtifact(await history(version)));
+    // both built already (activated elsewhere first): the two transactions overlap
+    await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
+    await activateModelVersion(db, 'operator:test', 'v2-b', ['sandbox']);
     await Promise.all([
       activateModelVersion(db, 'operator:one', 'v2-a', ['production']),
       activateModelVersion(db, 'operator:two', 'v2-b', ['production']),
@@ -288,7 +291,7 @@ describe('risk model versions', () => {
       .where('entity', '=', 'risk_model')
       .where('action', '=', 'activated')
       .where('environment', '=', 'production')
-      .where('actor', 'like', 'operator:%')
+      .where('actor', 'in', ['operator:one', 'operator:two'])
       .orderBy('id')
       .execute();
     const chain = audits.map((a) => [(a.data as { previous: string | null }).previous, a.entity_id]);
