@@ -22,14 +22,24 @@ export class DbRiskModelSource implements RiskModelSource {
   private constructor(
     private readonly db: Db,
     private readonly fallback: RiskModel,
+    private readonly beforeApply?: () => Promise<void> | void,
   ) {}
 
-  /** Loads the active versions; `refreshMs` > 0 keeps them fresh in the background. */
+  /**
+   * Loads the active versions; `refreshMs` > 0 keeps them fresh in the background. `beforeApply`
+   * (tests) runs in each refresh once its models are built, before they are set: a test holds one
+   * refresh there while another runs.
+   */
   static async open(
     db: Db,
-    options: { fallback: RiskModel; refreshMs?: number; onError?: (error: Error) => void },
+    options: {
+      fallback: RiskModel;
+      refreshMs?: number;
+      onError?: (error: Error) => void;
+      beforeApply?: () => Promise<void> | void;
+    },
   ): Promise<DbRiskModelSource> {
-    const source = new DbRiskModelSource(db, options.fallback);
+    const source = new DbRiskModelSource(db, options.fallback, options.beforeApply);
     await source.refresh();
     if (options.refreshMs && options.refreshMs > 0) {
       source.timer = setInterval(() => {
@@ -85,6 +95,7 @@ export class DbRiskModelSource implements RiskModelSource {
         if (kept) next.set(environment, kept);
       }
     }
+    await this.beforeApply?.();
     if (generation !== this.generation) return; // a later refresh read newer activations
     this.active_ = next;
     if (failures.length > 0) throw failures[0]!;

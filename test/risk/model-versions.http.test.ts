@@ -276,7 +276,7 @@ describe('risk model versions', () => {
   it('two operators activating at once: each audits the version it replaced; overlapping refreshes end on the last', async (t) => {
     const { db } = await openTestDatabase(t, { empty: true });
     await ensureDefaultModel(db);
-    for (const version of ['v2-a', 'v2-b', 'v2-c', 'v2-d'])
+    for (const version of ['v2-a', 'v2-b', 'v2-c'])
       await importVersion(db, 'operator:test', serializeArtifact(await history(version)));
     // both built already (activated elsewhere first): the two transactions overlap
     await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
@@ -301,20 +301,36 @@ describe('risk model versions', () => {
     const active = (await listModelVersions(db)).find((v) => v.activeIn.includes('production'))!.version;
     assert.equal(active, chain[1]![1]);
 
-    // a refresh that read the activations first (v2-c and v2-d, two versions to build) and a later
-    // one (v2-a everywhere, built already) finish in the other order: the models are the later one's
-    const source = await DbRiskModelSource.open(db, { fallback: riskModelV1 });
+    // a refresh that read the activations first (v2-c, built) and is held before it sets the models,
+    // while a later one (v2-a, read after the change) runs to the end: the models stay the later one's
+    let held: Promise<void> | undefined;
+    let reached!: () => void;
+    const heldThere = new Promise<void>((resolve) => (reached = resolve));
+    const source = await DbRiskModelSource.open(db, {
+      fallback: riskModelV1,
+      beforeApply: () => {
+        const wait = held;
+        held = undefined; // one refresh only: the later one passes
+        if (wait) reached();
+        return wait;
+      },
+    });
     t.after(() => source.close());
     await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
     const set = (version: string, environments: Environment[]) =>
       db.updateTable('risk_model_activations').set({ version }).where('environment', 'in', environments).execute();
-    await set('v2-c', ['sandbox']);
-    await set('v2-d', ['preproduction']);
+    await set('v2-c', ['sandbox', 'preproduction']);
+    let release!: () => void;
+    held = new Promise<void>((resolve) => (release = resolve));
     const first = source.refresh();
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // the first refresh read v2-c and built it, and waits there
+    await Promise.race([heldThere, first.then(() => assert.fail('the first refresh was not held'))]);
     await set('v2-a', ['sandbox', 'preproduction']);
-    await Promise.all([first, source.refresh()]);
+    await source.refresh();
     assert.equal(source.active('sandbox').version, 'v2-a');
+    release();
+    await first;
+    assert.equal(source.active('sandbox').version, 'v2-a', 'the earlier refresh, finished last, changes nothing');
     assert.equal(source.active('preproduction').version, 'v2-a');
   });
 
