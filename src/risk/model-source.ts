@@ -22,25 +22,20 @@ export class DbRiskModelSource implements RiskModelSource {
   private constructor(
     private readonly db: Db,
     private readonly fallback: RiskModel,
-    private readonly beforeApply?: () => Promise<void> | void,
+    private readonly options: SourceOptions,
   ) {}
 
   /**
-   * Loads the active versions; `refreshMs` > 0 keeps them fresh in the background. `beforeApply`
-   * (tests) runs in each refresh once its models are built, before they are set: a test holds one
-   * refresh there while another runs.
+   * Loads the active versions; `refreshMs` > 0 keeps them fresh in the background. A version that
+   * cannot be built does not stop the process starting: the error goes to `onError` and its
+   * environment prices with `shipped` (the version stored at first start), else the fallback.
    */
   static async open(
     db: Db,
-    options: {
-      fallback: RiskModel;
-      refreshMs?: number;
-      onError?: (error: Error) => void;
-      beforeApply?: () => Promise<void> | void;
-    },
+    options: SourceOptions & { fallback: RiskModel; refreshMs?: number; onError?: (error: Error) => void },
   ): Promise<DbRiskModelSource> {
-    const source = new DbRiskModelSource(db, options.fallback, options.beforeApply);
-    await source.refresh();
+    const source = new DbRiskModelSource(db, options.fallback, options);
+    await source.refresh().catch((error: Error) => options.onError?.(error));
     if (options.refreshMs && options.refreshMs > 0) {
       source.timer = setInterval(() => {
         source.refresh().catch((error: Error) => options.onError?.(error));
@@ -73,7 +68,8 @@ export class DbRiskModelSource implements RiskModelSource {
    * Reloads which version is active where. Refreshes overlap (the timer, a change notified, an
    * activation in this process): only the latest one started sets the models, so one that read the
    * activations earlier and finished later (it had a version to build) never puts a replaced version
-   * back. A version that cannot be built leaves its environment on the model it had (reported).
+   * back. A version that cannot be built leaves its environment on the model it had (the shipped one
+   * in a process starting) and the refresh rejects with the first such error once the others are set.
    */
   async refresh(): Promise<void> {
     const generation = ++this.generation;
@@ -91,20 +87,38 @@ export class DbRiskModelSource implements RiskModelSource {
         );
       }
       if (!next.has(environment)) {
-        const kept = this.active_.get(environment);
+        const kept = this.active_.get(environment) ?? (await this.shipped());
         if (kept) next.set(environment, kept);
       }
     }
-    await this.beforeApply?.();
+    await this.options.beforeApply?.();
     if (generation !== this.generation) return; // a later refresh read newer activations
     this.active_ = next;
     if (failures.length > 0) throw failures[0]!;
+  }
+
+  /** The shipped version's model, for an environment whose version fails before it had one (a start). */
+  private async shipped(): Promise<RiskModel | undefined> {
+    const version = this.options.shipped;
+    if (version === undefined) return undefined;
+    try {
+      return this.get(version) ?? (await this.load(version));
+    } catch {
+      return undefined; // the fallback then
+    }
   }
 
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+interface SourceOptions {
+  /** The version an environment whose active version cannot be built prices with, when it had no model yet. */
+  shipped?: string;
+  /** Tests: runs in each refresh once its models are built, before they are set (a test holds one there). */
+  beforeApply?: () => Promise<void> | void;
 }
 
 /** Built models by version, shared by every source of the process (a version's bytes never change). */
@@ -127,7 +141,14 @@ export function modelOf(version: string, bytes: Buffer, sha256?: string): RiskMo
     throw new ArtifactFormatError(`the artifact stored as ${version} names version ${artifact.version}`);
   if (artifact.legs === 0 || artifact.cells.airline.length === 0)
     throw new ArtifactFormatError(`${version} was fitted on no data`);
-  const model = riskModelFromArtifact(artifact);
+  let model: RiskModel;
+  try {
+    model = riskModelFromArtifact(artifact);
+  } catch (error) {
+    // figures out of range in an artifact that parsed (a hand-edited file): it cannot price either
+    if (!(error instanceof RangeError)) throw error;
+    throw new ArtifactFormatError(`${version} cannot be built: ${error.message}`);
+  }
   loaded.set(version, { sha, model });
   return model;
 }

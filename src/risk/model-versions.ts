@@ -170,9 +170,9 @@ export async function activateModelVersion(
   try {
     modelOf(version, stored.artifact, stored.sha256);
   } catch (error) {
-    if (!(error instanceof ArtifactFormatError || error instanceof RangeError)) throw error;
+    if (!(error instanceof ArtifactFormatError)) throw error;
     throw new DomainError('validation_failed', `Risk model version ${version} cannot price: ${error.message}.`, {
-      errors: [{ field: '/version', code: 'invalid', message: 'this version cannot price (corrupt or no data)' }],
+      errors: [{ field: '/version', code: 'invalid', message: `${version} cannot price: ${error.message}` }],
     });
   }
   await db.transaction().execute(async (tx) => {

@@ -19,6 +19,7 @@ import {
 } from '../../src/risk/index.ts';
 import { riskModelV1 } from '../../src/flight/risk-model.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
+import type { Db } from '../../src/platform/db.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -49,6 +50,22 @@ function history(version: string, legs = 400): Promise<ReturnType<typeof default
     });
   }
   return fitArtifact(rows, { version });
+}
+
+/** A version whose stored bytes are not those hashed when stored (a faulty restore, a disk), written by SQL. */
+async function storeCorrupt(db: Db, version: string): Promise<void> {
+  await db
+    .insertInto('risk_models')
+    .values({
+      version,
+      artifact: Buffer.from('truncated'),
+      sha256: crypto.createHash('sha256').update('the bytes first stored').digest('hex'),
+      data_cutoff: '2008-03-28',
+      source: 'history',
+      base_version: null,
+      created_by: 'test',
+    })
+    .execute();
 }
 
 const leg = {
@@ -268,6 +285,19 @@ describe('risk model versions', () => {
       .execute();
     await assert.rejects(source.refresh(), /v2-corrupt \(active in sandbox\).*SHA-256/);
     assert.equal(source.active('sandbox').version, defaultRiskArtifact().version, 'not the fallback (version 1)');
+    // a process starting with it active: it starts, says why, and the environment prices with the shipped model
+    const errors: Error[] = [];
+    const starting = await DbRiskModelSource.open(db, {
+      fallback: riskModelV1,
+      shipped: defaultRiskArtifact().version,
+      onError: (error) => errors.push(error),
+    });
+    t.after(() => starting.close());
+    assert.deepEqual(
+      errors.map((e) => e.message.replace(/:.*/, '')),
+      ['risk model version v2-corrupt (active in sandbox)'],
+    );
+    assert.equal(starting.active('sandbox').version, defaultRiskArtifact().version, 'the shipped model, not version 1');
     await activateModelVersion(db, 'operator:test', 'v2-sound', ['sandbox']);
     await source.refresh();
     assert.equal(source.active('sandbox').version, 'v2-sound');
@@ -352,6 +382,10 @@ describe('risk model versions', () => {
     assert.equal(activated.code, 0, activated.err);
     assert.equal((await cli('risk', 'activate', 'v2-cli')).code, 2, 'the environment is required');
     assert.equal((await cli('risk', 'activate', 'nope', '--env', 'sandbox')).code, 1);
+    await storeCorrupt(db, 'v2-cli-corrupt');
+    const refused = await cli('risk', 'activate', 'v2-cli-corrupt', '--env', 'sandbox');
+    assert.equal(refused.code, 1, 'a version that cannot price');
+    assert.match(refused.err, /cannot price.*SHA-256/);
     const versions = await cli('--json', 'risk', 'versions');
     assert.equal(versions.code, 0, versions.err);
     const listed = JSON.parse(versions.out) as { versions: { version: string; activeIn: string[] }[] };
@@ -425,6 +459,28 @@ describe('pricing with the stored versions', () => {
     });
     assert.equal(activated.statusCode, 200);
     assert.match(activated.body, /v2-console now prices new quotes in sandbox/);
+    await storeCorrupt(app.db, 'v2-console-corrupt');
+    const refused = await operator.post('/admin/risk/activate', {
+      _csrf: csrf,
+      version: 'v2-console-corrupt',
+      environment: 'sandbox',
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /v2-console-corrupt cannot price: .*the stored bytes .* do not match their SHA-256/);
+    // another environment's version broken behind the platform's back: the activation is saved all the same
+    await app.db
+      .updateTable('risk_model_activations')
+      .set({ version: 'v2-console-corrupt' })
+      .where('environment', '=', 'preproduction')
+      .execute();
+    const warned = await operator.post('/admin/risk/activate', {
+      _csrf: csrf,
+      version: 'v2-console',
+      environment: 'sandbox',
+    });
+    assert.equal(warned.statusCode, 200);
+    assert.match(warned.body, /v2-console now prices new quotes in sandbox/);
+    assert.match(warned.body, /could not reload every environment.*v2-console-corrupt \(active in preproduction\)/);
 
     const refit = await operator.post('/admin/risk/refit', { _csrf: csrf });
     assert.equal(refit.statusCode, 303, 'the refit is a job for the worker');
