@@ -69,7 +69,8 @@ export class DbRiskModelSource implements RiskModelSource {
    * activation in this process): only the latest one started sets the models, so one that read the
    * activations earlier and finished later (it had a version to build) never puts a replaced version
    * back. A version that cannot be built leaves its environment on the model it had (the shipped one
-   * in a process starting) and the refresh rejects with the first such error once the others are set.
+   * in a process starting) and the refresh rejects with the first such error once the others are set
+   * (a refresh overtaken by a later one sets nothing and rejects all the same).
    */
   async refresh(): Promise<void> {
     const generation = ++this.generation;
@@ -92,8 +93,8 @@ export class DbRiskModelSource implements RiskModelSource {
       }
     }
     await this.options.beforeApply?.();
-    if (generation !== this.generation) return; // a later refresh read newer activations
-    this.active_ = next;
+    // a later refresh read newer activations: it sets the models; the failures read here are reported still
+    if (generation === this.generation) this.active_ = next;
     if (failures.length > 0) throw failures[0]!;
   }
 
