@@ -118,9 +118,12 @@ export async function lockActivations(db: Executor): Promise<void> {
   await sql`LOCK TABLE risk_model_activations IN SHARE ROW EXCLUSIVE MODE`.execute(db);
 }
 
-/** Serialises the refits of one base version until the transaction ends (the base's row, locked). */
+/**
+ * Serialises the refits of one base version until the transaction ends (the base's row, locked). NO KEY
+ * UPDATE: two refits still wait for each other, but not a row referencing the base (its key-share lock).
+ */
 export async function lockBase(db: Executor, version: string): Promise<void> {
-  await db.selectFrom('risk_models').select('version').where('version', '=', version).forUpdate().execute();
+  await db.selectFrom('risk_models').select('version').where('version', '=', version).forNoKeyUpdate().execute();
 }
 
 /** The version each environment prices with (environments never activated are absent). */
