@@ -512,6 +512,7 @@ export const en = {
     refitQueued:
       'Refit queued: a worker fits the new version (when flights were decided since the last one); it appears here, not active.',
     activated: (version: string, envs: string) => `${version} now prices new quotes in ${envs}.`,
+    refreshFailed: (why: string) => `Activated, but this server could not reload every environment's model: ${why}.`,
   },
   reports: {
     title: 'Money reports',

@@ -526,6 +526,8 @@ export const fr = {
     refitQueued:
       'Réajustement demandé\u202f: un worker ajuste la nouvelle version (si des vols ont été tranchés depuis la dernière)\u202f; elle apparaîtra ici, non active.',
     activated: (version: string, envs: string) => `${version} tarife désormais les nouveaux devis en ${envs}.`,
+    refreshFailed: (why: string) =>
+      `Activée, mais ce serveur n'a pas pu recharger le modèle de chaque environnement\u202f: ${why}.`,
   },
   reports: {
     title: 'Rapports financiers',

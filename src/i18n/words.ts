@@ -512,6 +512,8 @@ export interface Words {
     refitHelp: string;
     refitQueued: string;
     activated: (version: string, envs: string) => string;
+    /** The activation is saved; this server's reload failed (another environment's version). */
+    refreshFailed: (why: string) => string;
   };
   /** Money reports (issue 14 §1): bordereaux, statement, exports (web/report-routes.ts, report-views.ts). */
   reports: {

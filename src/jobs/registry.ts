@@ -593,7 +593,10 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
   risk_refit: {
     // A fit reads every decided flight and rebuilds the statistics: minutes at most, never urgent.
     // Every Monday at 03:17 UTC (docs/pricing.md, "Model versions"); never activated by the job.
-    policy: { retryLimit: 2, retryDelay: 600, expireInSeconds: 1800 },
+    // One run at a time across workers ('singleton': the schedule's job and the console's share its
+    // key, none): a second one waits, then finds the outcomes refitted and creates nothing. A worker
+    // that dies mid-fit left nothing stored (one transaction at the end); the job runs again.
+    policy: { retryLimit: 2, retryDelay: 600, expireInSeconds: 1800, policy: 'singleton' },
     schedule: '17 3 * * 1',
     // scheduled, or asked for in the operator console (who asked is the version's author)
     handler: (rt) => async (job) => {

@@ -844,6 +844,8 @@ export interface RiskModelsTable {
   source: 'history' | 'refit';
   base_version: string | null;
   observations: Generated<number>;
+  /** A refit's SHA-256 of the outcomes it added (sorted); null for history versions and older refits (migration 0090). */
+  outcomes_sha256: Generated<string | null>;
   created_by: string;
   created_at: Generated<Date>;
 }

@@ -7,6 +7,7 @@ import { riskModelV1 } from '../flight/index.ts';
 import type { Db } from '../platform/db.ts';
 import { DbRiskModelSource } from './model-source.ts';
 import { ensureDefaultModel } from './model-versions.ts';
+import { defaultRiskArtifact } from './models.ts';
 
 export { readHistory, HistoryFormatError, type FlightObservation } from './history.ts';
 export {
@@ -37,11 +38,17 @@ export const RISK_MODELS_REFRESH_MS = 30_000;
 
 /**
  * The models that price quotes, from the database: stores the shipped model on the first start, then
- * loads the version active in each environment (version 1 only until one is activated).
+ * loads the version active in each environment (version 1 only until one is activated). A version
+ * that cannot be built is reported through `onError` and its environment prices with the shipped one.
  */
 export async function openRiskModels(db: Db, onError: (error: Error) => void): Promise<DbRiskModelSource> {
   await ensureDefaultModel(db);
-  return DbRiskModelSource.open(db, { fallback: riskModelV1, refreshMs: RISK_MODELS_REFRESH_MS, onError });
+  return DbRiskModelSource.open(db, {
+    fallback: riskModelV1,
+    shipped: defaultRiskArtifact().version,
+    refreshMs: RISK_MODELS_REFRESH_MS,
+    onError,
+  });
 }
 
 export { SCORED_EVENTS, evaluateModel, evaluationLines, predictObservation } from './evaluate.ts';

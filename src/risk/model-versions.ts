@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
-import { fitArtifact, parseArtifact, serializeArtifact, type RiskArtifact } from './artifact.ts';
+import { ArtifactFormatError, fitArtifact, parseArtifact, serializeArtifact, type RiskArtifact } from './artifact.ts';
+import type { FlightObservation } from './history.ts';
+import { modelOf } from './model-source.ts';
 import * as repo from './models-repo.ts';
 import { defaultRiskArtifact } from './models.ts';
 
@@ -79,7 +81,14 @@ export async function importVersion(
     bytes = serializeArtifact(artifact);
   }
   checkVersionName(artifact.version);
+  if (artifact.legs === 0 || artifact.cells.airline.length === 0) throw fittedOnNoData(artifact.version);
   return store(db, actor, artifact, bytes, { source: 'history', baseVersion: null, observations: 0 });
+}
+
+function fittedOnNoData(version: string): DomainError {
+  return new DomainError('validation_failed', `Risk model ${version} was fitted on no data: it cannot price.`, {
+    errors: [{ field: '/artifact', code: 'invalid', message: 'fitted on no observations' }],
+  });
 }
 
 function checkVersionName(version: string): void {
@@ -96,33 +105,46 @@ function checkVersionName(version: string): void {
   }
 }
 
+type Origin = { source: 'history' | 'refit'; baseVersion: string | null; observations: number };
+
 async function store(
   db: Db,
   actor: string,
   artifact: RiskArtifact,
   bytes: Buffer,
-  origin: { source: 'history' | 'refit'; baseVersion: string | null; observations: number },
+  origin: Origin,
 ): Promise<repo.RiskModelVersionRow> {
-  return db.transaction().execute(async (tx) => {
-    const inserted = await repo.insertVersion(tx, {
-      version: artifact.version,
-      artifact: bytes,
-      sha256: sha256(bytes),
-      dataCutoff: artifact.dataCutoff,
-      createdBy: actor,
-      ...origin,
-    });
-    if (!inserted) throw new DomainError('conflict', `Risk model version ${artifact.version} exists already.`);
-    await audit(tx, {
-      actor,
-      entity: 'risk_model',
-      entityId: artifact.version,
-      action: 'created',
-      data: { ...origin, dataCutoff: artifact.dataCutoff },
-    });
-    const row = await repo.findVersion(tx, artifact.version);
-    return row!;
+  return db.transaction().execute(async (tx) => storeIn(tx, actor, artifact, bytes, origin));
+}
+
+/** Stores a new version in the caller's transaction (audited); a name taken already is a conflict. */
+async function storeIn(
+  tx: Executor,
+  actor: string,
+  artifact: RiskArtifact,
+  bytes: Buffer,
+  origin: Origin,
+  outcomesSha256?: string,
+): Promise<repo.RiskModelVersionRow> {
+  const inserted = await repo.insertVersion(tx, {
+    outcomesSha256,
+    version: artifact.version,
+    artifact: bytes,
+    sha256: sha256(bytes),
+    dataCutoff: artifact.dataCutoff,
+    createdBy: actor,
+    ...origin,
   });
+  if (!inserted) throw new DomainError('conflict', `Risk model version ${artifact.version} exists already.`);
+  await audit(tx, {
+    actor,
+    entity: 'risk_model',
+    entityId: artifact.version,
+    action: 'created',
+    data: { ...origin, dataCutoff: artifact.dataCutoff },
+  });
+  const row = await repo.findVersion(tx, artifact.version);
+  return row!;
 }
 
 export async function listModelVersions(db: Db): Promise<repo.RiskModelVersionRow[]> {
@@ -140,8 +162,22 @@ export async function activateModelVersion(
     throw new DomainError('validation_failed', 'Name at least one environment.', {
       errors: [{ field: '/environment', code: 'required', message: `one of ${ENVIRONMENTS.join(', ')} or all` }],
     });
+  // A version that cannot price is refused here, not found out by every server's refresh: its stored
+  // bytes must be those hashed when it was stored, an artifact of this version, fitted on data. The
+  // model is built once (minutes of nothing: the process's cache, which its refresh then reuses).
+  const stored = await repo.readStored(db, version);
+  if (!stored) throw new DomainError('not_found', `No risk model version ${version}.`);
+  try {
+    modelOf(version, stored.artifact, stored.sha256);
+  } catch (error) {
+    if (!(error instanceof ArtifactFormatError)) throw error;
+    throw new DomainError('validation_failed', `Risk model version ${version} cannot price: ${error.message}.`, {
+      errors: [{ field: '/version', code: 'invalid', message: `${version} cannot price: ${error.message}` }],
+    });
+  }
   await db.transaction().execute(async (tx) => {
-    if (!(await repo.findVersion(tx, version))) throw new DomainError('not_found', `No risk model version ${version}.`);
+    // one activation at a time: each audits the version it actually replaced
+    await repo.lockActivations(tx);
     const previous = await repo.activate(tx, environments, version, actor);
     for (const [environment, was] of previous) {
       await audit(tx, {
@@ -173,28 +209,82 @@ export type RefitOutcome =
     };
 
 /**
+ * The fingerprint of a refit's outcomes: the SHA-256 of its observations, one canonical line each,
+ * sorted (whatever order the database returns them in).
+ */
+export function outcomesFingerprint(observations: readonly FlightObservation[]): string {
+  const lines = observations
+    .map((o) =>
+      JSON.stringify([
+        o.flightDate,
+        o.airline,
+        o.flightNumber,
+        o.origin,
+        o.dest,
+        o.crsDepTime,
+        o.cancelled,
+        o.diverted,
+        o.arrDelay,
+      ]),
+    )
+    .sort();
+  return crypto.createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** Whether the newest refit of a base took exactly these outcomes (by count for a refit older than migration 0090). */
+function sameOutcomes(
+  last: { observations: number; outcomes_sha256: string | null } | undefined,
+  count: number,
+  fingerprint: string,
+): boolean {
+  if (!last) return false;
+  return last.outcomes_sha256 === null ? last.observations === count : last.outcomes_sha256 === fingerprint;
+}
+
+/**
  * Refit from the platform's own outcomes: the newest history version's statistics plus every
- * production flight the platform decided, as a new version named `<base>.r<UTC yyyyMMddHHmm>`.
- * Nothing is activated: the operator compares the new version and activates it. When no flight was
- * decided since the last refit of the same base, nothing is created.
+ * production flight the platform decided (each once: one watch per flight, with its decision as it
+ * stands), as a new version named `<base>.r<UTC yyyyMMddHHmm>`. Nothing is activated: the operator
+ * compares the new version and activates it. When the outcomes are those of the last refit of the
+ * same base (the same flights, the same decisions: their fingerprint), nothing is created. Safe to
+ * run twice at once or again after a crash: the fit is in memory, the version is stored in one
+ * transaction that first takes the base's lock and checks again that no refit took these outcomes.
  */
 export async function refitFromOutcomes(db: Db, actor: string, now: Date): Promise<RefitOutcome> {
   const baseVersion = await repo.latestHistoryVersion(db);
   if (!baseVersion) return { kind: 'unchanged', reason: 'no_history_version', observations: 0 };
   const observations = await repo.decidedFlights(db, OBSERVED_ENVIRONMENTS);
-  const last = await repo.latestRefit(db, baseVersion);
-  if (observations.length === 0 || observations.length === last?.observations) {
-    return { kind: 'unchanged', reason: 'no_new_observations', baseVersion, observations: observations.length };
-  }
+  const fingerprint = outcomesFingerprint(observations);
+  const unchanged: RefitOutcome = {
+    kind: 'unchanged',
+    reason: 'no_new_observations',
+    baseVersion,
+    observations: observations.length,
+  };
+  if (
+    observations.length === 0 ||
+    sameOutcomes(await repo.latestRefit(db, baseVersion), observations.length, fingerprint)
+  )
+    return unchanged;
   const base = parseArtifact((await repo.readArtifact(db, baseVersion))!);
   const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '');
   const version = `${baseVersion}.r${stamp}`.slice(0, 64);
   const artifact = await fitArtifact(observations, { version, base });
-  const row = await store(db, actor, artifact, serializeArtifact(artifact), {
-    source: 'refit',
-    baseVersion,
-    observations: observations.length,
+  const bytes = serializeArtifact(artifact);
+  const row = await db.transaction().execute(async (tx) => {
+    await repo.lockBase(tx, baseVersion);
+    // another refit (a second worker, the CLI) may have stored these outcomes while this one fitted
+    if (sameOutcomes(await repo.latestRefit(tx, baseVersion), observations.length, fingerprint)) return undefined;
+    return storeIn(
+      tx,
+      actor,
+      artifact,
+      bytes,
+      { source: 'refit', baseVersion, observations: observations.length },
+      fingerprint,
+    );
   });
+  if (!row) return unchanged;
   return {
     kind: 'created',
     version: row.version,

@@ -19,7 +19,11 @@ export interface RiskModelVersionRow {
 }
 
 /** A version to store: its row's facts (what the database sets itself left out) and its artifact. */
-export type NewRiskModelVersion = Omit<RiskModelVersionRow, 'createdAt' | 'activeIn'> & { artifact: Buffer };
+export type NewRiskModelVersion = Omit<RiskModelVersionRow, 'createdAt' | 'activeIn'> & {
+  artifact: Buffer;
+  /** A refit's fingerprint of the outcomes it added (migration 0090). */
+  outcomesSha256?: string | undefined;
+};
 
 /** Inserts a version; false when the version name exists already (nothing changed). */
 export async function insertVersion(db: Executor, v: NewRiskModelVersion): Promise<boolean> {
@@ -33,6 +37,7 @@ export async function insertVersion(db: Executor, v: NewRiskModelVersion): Promi
       source: v.source,
       base_version: v.baseVersion,
       observations: v.observations,
+      outcomes_sha256: v.outcomesSha256 ?? null,
       created_by: v.createdBy,
     })
     .onConflict((oc) => oc.column('version').doNothing())
@@ -89,6 +94,36 @@ export async function findVersion(db: Executor, version: string): Promise<RiskMo
 export async function readArtifact(db: Executor, version: string): Promise<Buffer | undefined> {
   const row = await db.selectFrom('risk_models').select('artifact').where('version', '=', version).executeTakeFirst();
   return row ? Buffer.from(row.artifact) : undefined;
+}
+
+/** The artifact bytes of one version with the SHA-256 recorded when it was stored. */
+export async function readStored(
+  db: Executor,
+  version: string,
+): Promise<{ artifact: Buffer; sha256: string } | undefined> {
+  const row = await db
+    .selectFrom('risk_models')
+    .select(['artifact', 'sha256'])
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return row ? { artifact: Buffer.from(row.artifact), sha256: row.sha256 } : undefined;
+}
+
+/**
+ * Serialises the activations until the transaction ends: two operators activating at once each read
+ * the version they replace after the other's change (the audit's `previous` is the one replaced).
+ * Readers (the model sources) are not blocked.
+ */
+export async function lockActivations(db: Executor): Promise<void> {
+  await sql`LOCK TABLE risk_model_activations IN SHARE ROW EXCLUSIVE MODE`.execute(db);
+}
+
+/**
+ * Serialises the refits of one base version until the transaction ends (the base's row, locked). NO KEY
+ * UPDATE: two refits still wait for each other, but not a row referencing the base (its key-share lock).
+ */
+export async function lockBase(db: Executor, version: string): Promise<void> {
+  await db.selectFrom('risk_models').select('version').where('version', '=', version).forNoKeyUpdate().execute();
 }
 
 /** The version each environment prices with (environments never activated are absent). */
@@ -150,14 +185,14 @@ export async function latestHistoryVersion(db: Executor): Promise<string | undef
   return row?.version;
 }
 
-/** The newest refit of a base version, with how many observations it took. */
+/** The newest refit of a base version, with how many observations it took and their fingerprint. */
 export async function latestRefit(
   db: Executor,
   baseVersion: string,
-): Promise<{ version: string; observations: number } | undefined> {
+): Promise<{ version: string; observations: number; outcomes_sha256: string | null } | undefined> {
   return db
     .selectFrom('risk_models')
-    .select(['version', 'observations'])
+    .select(['version', 'observations', 'outcomes_sha256'])
     .where('source', '=', 'refit')
     .where('base_version', '=', baseVersion)
     .orderBy('created_at', 'desc')

@@ -58,8 +58,15 @@ export function adminRisk(deps: WebDeps): FastifyPluginAsync {
         }
         const environments: Environment[] = env === 'all' ? [...ENVIRONMENTS] : [env as Environment];
         await activateModelVersion(deps.db, actor(request), version, environments);
-        await deps.flight.riskModels.refresh?.();
-        return await show(reply, ctx, 200, { message: w.activated(version, environments.join(', ')) });
+        const message = w.activated(version, environments.join(', '));
+        try {
+          await deps.flight.riskModels.refresh?.();
+        } catch (error) {
+          // saved and built (the activation checked it): another environment's version could not be loaded
+          request.log.error({ err: error }, 'risk model refresh failed');
+          return await show(reply, ctx, 200, { message, problems: [w.refreshFailed((error as Error).message)] });
+        }
+        return await show(reply, ctx, 200, { message });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         return show(reply, ctx, error.status === 404 ? 404 : 422, { problems: problemLines(error, ctx.lang) });
@@ -67,8 +74,9 @@ export function adminRisk(deps: WebDeps): FastifyPluginAsync {
     });
 
     // A fit is minutes of CPU: the worker runs it (the refit job), never this API process's request.
+    // No singleton key: the queue runs one refit at a time under the key the weekly schedule's job has (none).
     app.post<{ Body: FormBody }>('/admin/risk/refit', async (request, reply) => {
-      await deps.flight.jobs.send('risk_refit', { requestedBy: actor(request) }, { singletonKey: 'console-refit' });
+      await deps.flight.jobs.send('risk_refit', { requestedBy: actor(request) });
       return reply.redirect('/admin/risk?refit=queued', 303);
     });
   };

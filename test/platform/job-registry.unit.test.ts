@@ -64,12 +64,11 @@ describe('job registry', () => {
     assert.equal(queues.get('payouts_sepa_batch')?.policy, 'singleton', 'one SEPA batch run at a time');
     assert.equal(queues.get('payouts_ach_settle')?.policy, 'singleton', 'one ACH settlement run at a time');
     assert.equal(queues.get('flights_check')?.policy, 'short', 'at most one queued check per watch');
-    assert.deepEqual(queues.get('risk_refit'), {
-      retryLimit: 2,
-      retryDelay: 600,
-      retryBackoff: true,
-      expireInSeconds: 1800,
-    });
+    assert.deepEqual(
+      queues.get('risk_refit'),
+      { retryLimit: 2, retryDelay: 600, retryBackoff: true, expireInSeconds: 1800, policy: 'singleton' },
+      'one refit at a time across workers: the schedule and the console each queue one',
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
@@ -17,6 +18,8 @@ import {
   type FlightObservation,
 } from '../../src/risk/index.ts';
 import { riskModelV1 } from '../../src/flight/risk-model.ts';
+import type { Environment } from '../../src/platform/db-schema.ts';
+import type { Db } from '../../src/platform/db.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -47,6 +50,22 @@ function history(version: string, legs = 400): Promise<ReturnType<typeof default
     });
   }
   return fitArtifact(rows, { version });
+}
+
+/** A version whose stored bytes are not those hashed when stored (a faulty restore, a disk), written by SQL. */
+async function storeCorrupt(db: Db, version: string): Promise<void> {
+  await db
+    .insertInto('risk_models')
+    .values({
+      version,
+      artifact: Buffer.from('truncated'),
+      sha256: crypto.createHash('sha256').update('the bytes first stored').digest('hex'),
+      data_cutoff: '2008-03-28',
+      source: 'history',
+      base_version: null,
+      created_by: 'test',
+    })
+    .execute();
 }
 
 const leg = {
@@ -175,6 +194,174 @@ describe('risk model versions', () => {
       'unchanged',
       'no new flight decided since',
     );
+    assert.equal(refit.observations, 1, 'the flight is counted once, however many contracts it carries');
+
+    // the same flight's decision corrected (the count is unchanged): its outcome changed, so a refit fits it
+    await db
+      .updateTable('flight_watches')
+      .set({
+        decision: JSON.stringify({ kind: 'delayed', arrivalDelayMinutes: 40, claimsOpened: 0, source: 'operator' }),
+      })
+      .where('environment', '=', 'production')
+      .where('flight_number', '=', 'AF1234')
+      .execute();
+    // two refits at once (the weekly job and the CLI): one version, the other finds it made
+    const [one, two] = await Promise.all([
+      refitFromOutcomes(db, 'operator:one', new Date('2026-11-30T03:17:00Z')),
+      refitFromOutcomes(db, 'operator:two', new Date('2026-11-30T03:18:00Z')),
+    ]);
+    assert.deepEqual(
+      [one.kind, two.kind].sort(),
+      ['created', 'unchanged'],
+      `one refit of the corrected outcome: ${JSON.stringify([one, two])}`,
+    );
+    const refits = (await listModelVersions(db)).filter((v) => v.source === 'refit');
+    assert.equal(refits.length, 2);
+    const corrected = parseArtifact(await readModelArtifact(db, refits[0]!.version));
+    assert.equal(corrected.legs, defaultRiskArtifact().legs + 1, 'the flight once, with its corrected outcome');
+    assert.equal((await refitFromOutcomes(db, 'operator:test', new Date('2026-12-07T03:17:00Z'))).kind, 'unchanged');
+  });
+
+  it('refuses to activate a version that cannot price: corrupt bytes, another version inside, fitted on no data', async (t) => {
+    const { db } = await openTestDatabase(t, { empty: true });
+    await ensureDefaultModel(db);
+    const fitted = await history('v2-sound');
+    await importVersion(db, 'operator:test', serializeArtifact(fitted));
+    const empty = { ...fitted, version: 'v2-empty', legs: 0, months: {}, daysOfWeek: {}, airlines: [], airports: [] };
+    empty.cells = { airline: [], flightNumber: [], origin: [], dest: [], hour: [], counts: [] };
+    await assert.rejects(
+      importVersion(db, 'operator:test', serializeArtifact(empty)),
+      (error: Error & { code?: string }) => error.code === 'validation_failed' && /no data/.test(error.message),
+      'an artifact of no observations is not stored',
+    );
+    // rows as a faulty import, a restore or a disk would leave them (not through importVersion)
+    const row = (version: string, bytes: Buffer, sha = crypto.createHash('sha256').update(bytes).digest('hex')) =>
+      db
+        .insertInto('risk_models')
+        .values({
+          version,
+          artifact: bytes,
+          sha256: sha,
+          data_cutoff: '2008-03-28',
+          source: 'history',
+          base_version: null,
+          created_by: 'test',
+        })
+        .execute();
+    const sound = serializeArtifact(fitted);
+    await row('v2-empty', serializeArtifact(empty));
+    await row('v2-renamed', sound); // the artifact inside says v2-sound
+    await row(
+      'v2-corrupt',
+      Buffer.from(sound.subarray(0, 100)),
+      crypto.createHash('sha256').update(sound).digest('hex'),
+    );
+    await row('v2-garbage', Buffer.from('not a model'));
+    for (const [version, why] of [
+      ['v2-empty', /no data/],
+      ['v2-renamed', /names version v2-sound/],
+      ['v2-corrupt', /SHA-256/],
+      ['v2-garbage', /gzip JSON/],
+    ] as const) {
+      await assert.rejects(
+        activateModelVersion(db, 'operator:test', version, ['production']),
+        (error: Error & { code?: string }) => error.code === 'validation_failed' && why.test(error.message),
+        version,
+      );
+    }
+    const versions = await listModelVersions(db);
+    assert.deepEqual(
+      versions.find((v) => v.version === defaultRiskArtifact().version)?.activeIn.sort(),
+      ['preproduction', 'production', 'sandbox'],
+      'nothing was activated',
+    );
+    // a version made active behind the platform's back (SQL): the source keeps the environment's model and says why
+    const source = await DbRiskModelSource.open(db, { fallback: riskModelV1 });
+    t.after(() => source.close());
+    await db
+      .updateTable('risk_model_activations')
+      .set({ version: 'v2-corrupt' })
+      .where('environment', '=', 'sandbox')
+      .execute();
+    await assert.rejects(source.refresh(), /v2-corrupt \(active in sandbox\).*SHA-256/);
+    assert.equal(source.active('sandbox').version, defaultRiskArtifact().version, 'not the fallback (version 1)');
+    // a process starting with it active: it starts, says why, and the environment prices with the shipped model
+    const errors: Error[] = [];
+    const starting = await DbRiskModelSource.open(db, {
+      fallback: riskModelV1,
+      shipped: defaultRiskArtifact().version,
+      onError: (error) => errors.push(error),
+    });
+    t.after(() => starting.close());
+    assert.deepEqual(
+      errors.map((e) => e.message.replace(/:.*/, '')),
+      ['risk model version v2-corrupt (active in sandbox)'],
+    );
+    assert.equal(starting.active('sandbox').version, defaultRiskArtifact().version, 'the shipped model, not version 1');
+    await activateModelVersion(db, 'operator:test', 'v2-sound', ['sandbox']);
+    await source.refresh();
+    assert.equal(source.active('sandbox').version, 'v2-sound');
+  });
+
+  it('two operators activating at once: each audits the version it replaced; overlapping refreshes end on the last', async (t) => {
+    const { db } = await openTestDatabase(t, { empty: true });
+    await ensureDefaultModel(db);
+    for (const version of ['v2-a', 'v2-b', 'v2-c'])
+      await importVersion(db, 'operator:test', serializeArtifact(await history(version)));
+    // both built already (activated elsewhere first): the two transactions overlap
+    await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
+    await activateModelVersion(db, 'operator:test', 'v2-b', ['sandbox']);
+    await Promise.all([
+      activateModelVersion(db, 'operator:one', 'v2-a', ['production']),
+      activateModelVersion(db, 'operator:two', 'v2-b', ['production']),
+    ]);
+    const audits = await db
+      .selectFrom('audit_log')
+      .select(['entity_id', 'data'])
+      .where('entity', '=', 'risk_model')
+      .where('action', '=', 'activated')
+      .where('environment', '=', 'production')
+      .where('actor', 'in', ['operator:one', 'operator:two'])
+      .orderBy('id')
+      .execute();
+    const chain = audits.map((a) => [(a.data as { previous: string | null }).previous, a.entity_id]);
+    assert.equal(chain.length, 2);
+    assert.equal(chain[0]![0], defaultRiskArtifact().version, JSON.stringify(chain));
+    assert.equal(chain[1]![0], chain[0]![1], `the second replaced the first: ${JSON.stringify(chain)}`);
+    const active = (await listModelVersions(db)).find((v) => v.activeIn.includes('production'))!.version;
+    assert.equal(active, chain[1]![1]);
+
+    // a refresh that read the activations first (v2-c, built) and is held before it sets the models,
+    // while a later one (v2-a, read after the change) runs to the end: the models stay the later one's
+    let held: Promise<void> | undefined;
+    let reached!: () => void;
+    const heldThere = new Promise<void>((resolve) => (reached = resolve));
+    const source = await DbRiskModelSource.open(db, {
+      fallback: riskModelV1,
+      beforeApply: () => {
+        const wait = held;
+        held = undefined; // one refresh only: the later one passes
+        if (wait) reached();
+        return wait;
+      },
+    });
+    t.after(() => source.close());
+    await activateModelVersion(db, 'operator:test', 'v2-a', ['sandbox']);
+    const set = (version: string, environments: Environment[]) =>
+      db.updateTable('risk_model_activations').set({ version }).where('environment', 'in', environments).execute();
+    await set('v2-c', ['sandbox', 'preproduction']);
+    let release!: () => void;
+    held = new Promise<void>((resolve) => (release = resolve));
+    const first = source.refresh();
+    // the first refresh read v2-c and built it, and waits there
+    await Promise.race([heldThere, first.then(() => assert.fail('the first refresh was not held'))]);
+    await set('v2-a', ['sandbox', 'preproduction']);
+    await source.refresh();
+    assert.equal(source.active('sandbox').version, 'v2-a');
+    release();
+    await first;
+    assert.equal(source.active('sandbox').version, 'v2-a', 'the earlier refresh, finished last, changes nothing');
+    assert.equal(source.active('preproduction').version, 'v2-a');
   });
 
   it('is operated from the command line: versions, import, activate, refit, export', async (t) => {
@@ -195,6 +382,10 @@ describe('risk model versions', () => {
     assert.equal(activated.code, 0, activated.err);
     assert.equal((await cli('risk', 'activate', 'v2-cli')).code, 2, 'the environment is required');
     assert.equal((await cli('risk', 'activate', 'nope', '--env', 'sandbox')).code, 1);
+    await storeCorrupt(db, 'v2-cli-corrupt');
+    const refused = await cli('risk', 'activate', 'v2-cli-corrupt', '--env', 'sandbox');
+    assert.equal(refused.code, 1, 'a version that cannot price');
+    assert.match(refused.err, /cannot price.*SHA-256/);
     const versions = await cli('--json', 'risk', 'versions');
     assert.equal(versions.code, 0, versions.err);
     const listed = JSON.parse(versions.out) as { versions: { version: string; activeIn: string[] }[] };
@@ -268,6 +459,28 @@ describe('pricing with the stored versions', () => {
     });
     assert.equal(activated.statusCode, 200);
     assert.match(activated.body, /v2-console now prices new quotes in sandbox/);
+    await storeCorrupt(app.db, 'v2-console-corrupt');
+    const refused = await operator.post('/admin/risk/activate', {
+      _csrf: csrf,
+      version: 'v2-console-corrupt',
+      environment: 'sandbox',
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /v2-console-corrupt cannot price: .*the stored bytes .* do not match their SHA-256/);
+    // another environment's version broken behind the platform's back: the activation is saved all the same
+    await app.db
+      .updateTable('risk_model_activations')
+      .set({ version: 'v2-console-corrupt' })
+      .where('environment', '=', 'preproduction')
+      .execute();
+    const warned = await operator.post('/admin/risk/activate', {
+      _csrf: csrf,
+      version: 'v2-console',
+      environment: 'sandbox',
+    });
+    assert.equal(warned.statusCode, 200);
+    assert.match(warned.body, /v2-console now prices new quotes in sandbox/);
+    assert.match(warned.body, /could not reload every environment.*v2-console-corrupt \(active in preproduction\)/);
 
     const refit = await operator.post('/admin/risk/refit', { _csrf: csrf });
     assert.equal(refit.statusCode, 303, 'the refit is a job for the worker');
