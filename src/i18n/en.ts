@@ -33,6 +33,7 @@ export const en = {
   signInLocked: (minutes: number) =>
     `Too many failed attempts. Try again in ${minutes} minute${minutes > 1 ? 's' : ''}.`,
   formExpired: 'This form has expired or did not come from this site. Reload the page and try again.',
+  formStale: 'This form is stale: open the page again.',
   forbidden: 'You cannot open this page.',
   forbiddenAdmin: 'The operator console is for the insurer’s operators only. Partner accounts cannot open it.',
   badQuery: 'This address holds a value the page does not accept. Go back and use the page’s own links or filters.',
@@ -436,7 +437,6 @@ export const en = {
       paused: 'Endpoint paused: its pending deliveries ended failed.',
       test: 'Test event queued.',
       redelivered: 'Delivery queued again.',
-      replayed: 'This form was sent already: nothing was queued again.',
     },
     pauseConfirm: 'Pause this endpoint? Its pending deliveries end failed and new events are not sent to it.',
     noSecrets: 'Signing secrets are never shown here; the partner rotates its own in its console.',
@@ -512,7 +512,7 @@ export const en = {
     refitQueued:
       'Refit queued: a worker fits the new version (when flights were decided since the last one); it appears here, not active.',
     activated: (version: string, envs: string) => `${version} now prices new quotes in ${envs}.`,
-    refreshFailed: (why: string) => `Activated, but this server could not reload every environment's model: ${why}.`,
+    refreshFailed: (why: string) => `Activated, but this server could not reload every environment’s model: ${why}.`,
   },
   reports: {
     title: 'Money reports',

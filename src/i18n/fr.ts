@@ -34,6 +34,7 @@ export const fr = {
   signInLocked: (minutes: number) =>
     `Trop d’essais infructueux. Réessayez dans ${minutes} minute${minutes > 1 ? 's' : ''}.`,
   formExpired: 'Ce formulaire a expiré ou ne vient pas de ce site. Rechargez la page et recommencez.',
+  formStale: 'Ce formulaire n’est plus valable\u202f: rouvrez la page.',
   forbidden: 'Vous ne pouvez pas ouvrir cette page.',
   forbiddenAdmin:
     'La console opérateur est réservée aux opérateurs de l’assureur. Les comptes partenaires ne peuvent pas l’ouvrir.',
@@ -370,7 +371,7 @@ export const fr = {
     actionsTitle: 'Actions',
     reasonLabel: 'Motif (obligatoire, conservé dans le journal d’audit)',
     reasonHint:
-      "De 3 à 500 caractères. N'écrivez pas le nom du client\u202f: un IBAN, un numéro de compte américain (à côté de son routing number ou après le mot compte), un e-mail ou un numéro de téléphone est masqué.",
+      'De 3 à 500 caractères. N’écrivez pas le nom du client\u202f: un IBAN, un numéro de compte américain (à côté de son routing number ou après le mot compte), un e-mail ou un numéro de téléphone est masqué.',
     resendLink: 'Renvoyer le lien',
     resendHint:
       'Un nouveau lien de coordonnées bancaires par SMS, tout de suite\u202f; le lien précédent ne prend plus de coordonnées et n’en affiche aucune. L’échéance reste la même. Un sinistre encore ouvert (son premier message jamais envoyé, une fois la cause corrigée)\u202f: son premier message est remis en file, envoyé une seule fois.',
@@ -447,7 +448,6 @@ export const fr = {
       paused: 'Adresse mise en pause\u202f: ses envois en attente ont échoué.',
       test: 'Événement de test mis en file.',
       redelivered: 'Envoi remis en file.',
-      replayed: 'Ce formulaire a déjà été envoyé\u202f: rien n’a été remis en file.',
     },
     pauseConfirm:
       'Mettre cette adresse en pause\u202f? Ses envois en attente échouent et les nouveaux événements ne lui sont plus envoyés.',
@@ -526,8 +526,9 @@ export const fr = {
     refitQueued:
       'Réajustement demandé\u202f: un worker ajuste la nouvelle version (si des vols ont été tranchés depuis la dernière)\u202f; elle apparaîtra ici, non active.',
     activated: (version: string, envs: string) => `${version} tarife désormais les nouveaux devis en ${envs}.`,
-    refreshFailed: (why: string) =>
-      `Activée, mais ce serveur n'a pas pu recharger le modèle de chaque environnement\u202f: ${why}.`,
+    // the error's detail is English (and in the server's log): a fixed sentence
+    refreshFailed: () =>
+      'Activée, mais ce serveur n’a pas pu recharger le modèle de chaque environnement\u202f: le détail est dans le journal du serveur.',
   },
   reports: {
     title: 'Rapports financiers',
@@ -551,7 +552,7 @@ export const fr = {
     collected: 'Primes encaissées',
     commission: 'Commission',
     refunds: 'Remboursements',
-    due: "Montant dû à l'assureur",
+    due: 'Montant dû à l’assureur',
     taxNetOfRefunds: 'Taxe sur les primes, nette des remboursements (comprise dans le montant dû)',
     compensationPaid: 'Indemnisations versées',
     none: 'Aucun mouvement ce mois-ci.',

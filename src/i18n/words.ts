@@ -52,6 +52,8 @@ export interface Words {
   signInInvalid: string;
   signInLocked: (minutes: number) => string;
   formExpired: string;
+  /** A one-time form (claim desk, webhooks pages) sent without its page's token, or with another partner's. */
+  formStale: string;
   forbidden: string;
   forbiddenAdmin: string;
   badQuery: string;
@@ -262,6 +264,7 @@ export interface Words {
   testSent: string;
   redeliver: string;
   redelivered: string;
+  /** A webhooks page's one-time form sent again (the partner console's and the operator's page). */
   formReplayed: string;
   failing: string;
   failingHint: string;
@@ -445,7 +448,8 @@ export interface Words {
     status: string;
     environment: string;
     filter: string;
-    done: Record<'resumed' | 'paused' | 'test' | 'redelivered' | 'replayed', string>;
+    /** What was done (a form sent twice: the top-level formReplayed, the partner console's words too). */
+    done: Record<'resumed' | 'paused' | 'test' | 'redelivered', string>;
     pauseConfirm: string;
     noSecrets: string;
     /** In place of "send again": the delivery's endpoint was removed, or is paused. */
@@ -512,7 +516,10 @@ export interface Words {
     refitHelp: string;
     refitQueued: string;
     activated: (version: string, envs: string) => string;
-    /** The activation is saved; this server's reload failed (another environment's version). */
+    /**
+     * The activation is saved; this server's reload failed (another environment's version). `why` is the
+     * error's English message (logged too): a language other than English need not show it.
+     */
     refreshFailed: (why: string) => string;
   };
   /** Money reports (issue 14 §1): bordereaux, statement, exports (web/report-routes.ts, report-views.ts). */

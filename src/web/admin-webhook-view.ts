@@ -141,7 +141,7 @@ ${filter.endpoint ? html`<p>${label(ctx.lang, a.endpoint)} <code>${endpoints.fin
     html`<h1>${title} <span class="muted">(<a href="/admin/partners/${partner.slug}">${partner.slug}</a>)</span></h1>
 <p>${a.intro}</p><p class="muted">${a.noSecrets}</p>
 ${problemList(outcome.problems)}
-${outcome.done ? html`<p class="notice" role="status" id="webhooks-done">${a.done[outcome.done]}</p>` : ''}
+${outcome.done ? html`<p class="notice" role="status" id="webhooks-done">${outcome.done === 'replayed' ? w.formReplayed : a.done[outcome.done]}</p>` : ''}
 <h2>${w.webhooksTitle}</h2>
 ${endpointTables}
 <h2 id="log">${w.deliveries}</h2>

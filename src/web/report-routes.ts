@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   bordereauFile,
   BORDEREAU_KINDS,
@@ -14,8 +14,11 @@ import {
   type Scope,
 } from '../ledger/index.ts';
 import { ENVIRONMENTS, listPartners, requirePartner, type Environment } from '../partners/index.ts';
+import { t } from '../i18n/index.ts';
+import { DomainError } from '../platform/errors.ts';
+import { messagePage, type Area } from './layout.ts';
 import { reportsPage } from './report-views.ts';
-import { contextOf, oneOf, requireSession, sendPage, type WebDeps } from './web-kit.ts';
+import { contextOf, oneOf, problemLines, requireSession, sendPage, type WebDeps } from './web-kit.ts';
 
 /**
  * Money reports in the consoles (docs/bordereaux.md): the operator downloads any partner's
@@ -76,9 +79,31 @@ async function statementFile(
   return format === 'pdf' ? statementPdf(statement, partner) : statementCsv(statement);
 }
 
-async function exportFile(deps: WebDeps, scope: Scope, q: Static<typeof ExportQuery>): Promise<Buffer> {
-  const period = dayRange(q.from, q.to);
-  return (await bordereauFile(deps.db, q.kind === 'contracts' ? 'premium' : 'claims', scope, period, 'csv')).bytes;
+/**
+ * An export's CSV sent as `name`; a day range refused (a wrong date, longer than MAX_EXPORT_DAYS) is told
+ * on a page naming each field by the form's label ("To:", "Au :"), not the API's name.
+ */
+async function sendExport(
+  deps: WebDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  area: Area,
+  scope: Scope,
+  q: Static<typeof ExportQuery>,
+  name: string,
+): Promise<FastifyReply> {
+  let period: Period;
+  try {
+    period = dayRange(q.from, q.to);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const ctx = contextOf(request, area);
+    const w = t(ctx.lang).reports;
+    const problems = problemLines(error, ctx.lang, { from: w.from, to: w.to });
+    return sendPage(reply, error.status, messagePage(ctx, String(error.status), problems.join(' ')));
+  }
+  const file = await bordereauFile(deps.db, q.kind === 'contracts' ? 'premium' : 'claims', scope, period, 'csv');
+  return sendFile(reply, name, 'csv', file.bytes);
 }
 
 /** The operator console's reports: any partner, bordereaux, statement and exports. Registered in the admin scope. */
@@ -130,8 +155,16 @@ export function adminReports(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const q = request.query;
         const partner = await requirePartner(deps.db, q.partner ?? '');
-        const bytes = await exportFile(deps, { partnerId: partner.id, environment: q.env }, q);
-        return sendFile(reply, `${q.kind}-${partner.slug}-${q.env}-${q.from}-${q.to}`, 'csv', bytes);
+        const scope = { partnerId: partner.id, environment: q.env };
+        return sendExport(
+          deps,
+          request,
+          reply,
+          'admin',
+          scope,
+          q,
+          `${q.kind}-${partner.slug}-${q.env}-${q.from}-${q.to}`,
+        );
       },
     );
   };
@@ -178,8 +211,8 @@ export function consoleReports(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const q = request.query;
         // a partner parameter, if any, is ignored: the session's partner is the only scope
-        const bytes = await exportFile(deps, scopeOf(request.webSession!.partnerId!, q.env), q);
-        return sendFile(reply, `${q.kind}-${q.env}-${q.from}-${q.to}`, 'csv', bytes);
+        const scope = scopeOf(request.webSession!.partnerId!, q.env);
+        return sendExport(deps, request, reply, 'console', scope, q, `${q.kind}-${q.env}-${q.from}-${q.to}`);
       },
     );
   };

@@ -196,16 +196,19 @@ export type FieldLabels = Readonly<Record<string, string>>;
  * The lines a page shows for a domain error, in the page's language: an English page shows the
  * domain's own words; another language translates each field error by its code and the error by
  * its code (i18n `problems`, complete for every language but English, so no English detail leaks).
- * Each field is named by its label in `labels` (the API's name when the form has none for it).
+ * Each field is named by its label in `labels` (the API's name when the form has none for it); a
+ * one-time form's token (`/actionToken`, platform/action-token.ts), a field no one fills, has a
+ * sentence of its own: the form is stale.
  */
 export function problemLines(error: DomainError, lang: Lang, labels: FieldLabels = {}): string[] {
   const fields = error.extra.errors ?? [];
+  const w = t(lang);
   if (fields.length)
     return fields.map((e) => {
+      if (e.field === '/actionToken') return w.formStale;
       const name = e.field.replace(/^\//, '');
       return `${label(lang, labels[name] ?? name)} ${fieldErrorText(e, lang, labels)}`;
     });
-  const w = t(lang);
   return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
 }
 

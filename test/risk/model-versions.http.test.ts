@@ -480,7 +480,24 @@ describe('pricing with the stored versions', () => {
     });
     assert.equal(warned.statusCode, 200);
     assert.match(warned.body, /v2-console now prices new quotes in sandbox/);
-    assert.match(warned.body, /could not reload every environment.*v2-console-corrupt \(active in preproduction\)/);
+    assert.match(
+      warned.body,
+      /could not reload every environment’s model: .*v2-console-corrupt \(active in preproduction\)/,
+    );
+    // in French, a sentence of its own: the error's English detail is the log's
+    await operator.get('/lang/fr?next=/admin/risk');
+    const warnedFr = await operator.post('/admin/risk/activate', {
+      _csrf: csrf,
+      version: 'v2-console',
+      environment: 'sandbox',
+    });
+    assert.equal(warnedFr.statusCode, 200);
+    assert.match(
+      warnedFr.body,
+      /ce serveur n’a pas pu recharger le modèle de chaque environnement\u202f: le détail est dans le journal du serveur\./,
+    );
+    assert.doesNotMatch(warnedFr.body, /active in preproduction|could not/);
+    await operator.get('/lang/en?next=/admin/risk');
 
     const refit = await operator.post('/admin/risk/refit', { _csrf: csrf });
     assert.equal(refit.statusCode, 303, 'the refit is a job for the worker');

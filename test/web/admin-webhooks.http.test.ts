@@ -228,7 +228,7 @@ describe('operator console — partner webhooks', () => {
     for (const path of [`${hook.endpoint.id}/test`, `deliveries/${other!.id}/redeliver`]) {
       const stale = await operator.post(`${base}/${path}`, { _csrf: csrf, env: 'sandbox' });
       assert.equal(stale.statusCode, 422);
-      assert.match(stale.body, /the form is stale: open the page again/);
+      assert.match(stale.body, /This form is stale: open the page again\./);
     }
     assert.equal((await deliveriesOf(t, hook.endpoint.id)).length, 2);
     assert.equal((await audits(hook.endpoint.id, 'test_sent')).length, 2);

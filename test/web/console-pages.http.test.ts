@@ -303,7 +303,8 @@ describe('console and operator pages', () => {
     assert.equal((await deliveriesTo(id)).length, 1, 'one delivery for the two posts');
     const stale = await browser.post(`/console/webhooks/${id}/test`, { _csrf: csrf, env: 'sandbox' });
     assert.equal(stale.statusCode, 422, 'a form without its token is stale');
-    assert.match(stale.body, /the form is stale: open the page again/);
+    assert.match(stale.body, /This form is stale: open the page again\./);
+    assert.doesNotMatch(stale.body, /actionToken:/, 'the token is no field of the form: its own sentence');
     assert.equal((await deliveriesTo(id)).length, 1);
     const rotated = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
     assert.equal(rotated.statusCode, 201);
@@ -326,8 +327,15 @@ describe('console and operator pages', () => {
     const borrowed = { _csrf: strangerCsrf, env: 'sandbox', actionToken: token };
     const foreign = await stranger.post(`/console/webhooks/${ownId}/test`, borrowed);
     assert.equal(foreign.statusCode, 422);
-    assert.match(foreign.body, /the form is stale: open the page again/);
+    assert.match(foreign.body, /This form is stale: open the page again\./);
     assert.deepEqual(await deliveriesTo(ownId), [], 'nothing queued with another partner’s token');
+    // in French, the same sentence in its own words (not "actionToken : n'a pas le format attendu")
+    await stranger.get('/lang/fr?next=/console/webhooks');
+    const foreignFr = await stranger.post(`/console/webhooks/${ownId}/test`, borrowed);
+    assert.equal(foreignFr.statusCode, 422);
+    assert.match(foreignFr.body, /Ce formulaire n’est plus valable\u202f: rouvrez la page\./);
+    assert.doesNotMatch(foreignFr.body, /actionToken\s*:/);
+    await stranger.get('/lang/en?next=/console/webhooks');
     assert.equal((await stranger.post(`/console/webhooks/${id}/test`, borrowed)).statusCode, 404);
     assert.equal((await deliveriesTo(id)).length, 1);
     // with a token of its own page, the stranger's test is queued
@@ -339,7 +347,7 @@ describe('console and operator pages', () => {
     await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', ended!.id).execute();
     const resent = await stranger.post(`/console/webhooks/deliveries/${ended!.id}/redeliver`, borrowed);
     assert.equal(resent.statusCode, 422);
-    assert.match(resent.body, /the form is stale: open the page again/);
+    assert.match(resent.body, /This form is stale: open the page again\./);
     const resends = await t.db
       .selectFrom('audit_log')
       .select('id')
@@ -585,8 +593,8 @@ describe('console and operator pages', () => {
     // a range past the claims list's maximum (367 days both included): out of range, not the export's count
     const tooLong = await browser.get('/console/claims?from=2026-01-01&to=2027-01-03');
     assert.equal(tooLong.statusCode, 422);
-    assert.match(tooLong.body, /toDate\u202f: est hors des limites permises/);
-    assert.doesNotMatch(tooLong.body, /les deux inclus|at most/);
+    assert.match(tooLong.body, /Ouverts jusqu’au\u202f: est hors des limites permises/);
+    assert.doesNotMatch(tooLong.body, /toDate|les deux inclus|at most/);
     const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);

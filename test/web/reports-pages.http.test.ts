@@ -217,6 +217,9 @@ describe('money reports in the consoles', () => {
     const tooLong = await range('2028-01-01', '2029-01-01');
     assert.equal(tooLong.statusCode, 422);
     assert.match(tooLong.body, /at most 366 days/);
+    // the field told by the form's label, not the API's name
+    assert.match(tooLong.body, /To: must be at most 366 days after from, both included/);
+    assert.doesNotMatch(tooLong.body, /\bto: /);
 
     // in French, the form states the limit and the refusal names it
     await operator.get('/lang/fr?next=/admin/reports');
@@ -225,5 +228,7 @@ describe('money reports in the consoles', () => {
     const tooLongFr = await range('2028-01-01', '2029-01-01');
     assert.equal(tooLongFr.statusCode, 422);
     assert.ok(tooLongFr.body.includes('au plus 366\u00a0jours, les deux inclus'), 'the French refusal names it');
+    assert.ok(tooLongFr.body.includes('Au\u202f: est hors des limites permises'), 'by the form’s label');
+    assert.ok(!tooLongFr.body.includes('to\u202f:'), 'not the API’s name');
   });
 });

@@ -125,7 +125,11 @@ export type OnEmailRejected = (trx: Executor, email: RejectedEmail) => Promise<v
 
 const CLAIM_KEY = /^claim:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):/;
 
-/** Leave to log in to the SMTP server: the breaker's permit (monitoring's `SharedCircuitBreaker`). */
+/**
+ * Leave to log in to the SMTP server: the breaker's permit (monitoring's `SharedCircuitBreaker`). Its
+ * `Permit`, `Granted` and `Breaker` restated, structurally the same: notify cannot import monitoring
+ * (monitoring imports claims, which imports notify — a cycle `npm run lint:deps` refuses).
+ */
 export type SmtpPermit = { allowed: true; probe: boolean; generation: number } | { allowed: false; retryAt: Date };
 
 /**
