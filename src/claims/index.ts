@@ -56,7 +56,7 @@ export { tellPartnerCustomerUnreachable, tellPartnerEmailRejected } from './cust
 export { expireClaims, requeueNeverNotified, type NeverNotifiedSweep } from './expire-claims.ts';
 export { operatorClaimsPage } from './operator-claims.ts';
 export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.ts';
-export { resendLinksToNewEmail, resendLinksToNewPhone } from './resend-links.ts';
+export { resendLinks } from './resend-links.ts';
 export { heldReminders, remindClaims, type RemindDeps } from './remind-claims.ts';
 export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
 export { correctVoidCause } from './void-cause.ts';

@@ -106,7 +106,7 @@ export async function notifyClaim(deps: NotifyDeps, job: NotifyJob | ResendReque
  * first message again (or the one after a rejected payment), once per `actionToken`, audited as the
  * actor's. An operator's from the claim desk (claims/desk.ts, texted in the operator's transaction),
  * or a `claims_notify` job queued when the partner changes the customer's phone
- * (`resendLinksToNewPhone`).
+ * (`resendLinks`, `phone`).
  */
 export interface ResendRequest {
   claimId: string;
@@ -115,7 +115,7 @@ export interface ResendRequest {
   actor: string;
   reason: string;
   /**
-   * The customer's email changed, not their phone (`resendLinksToNewEmail`): the new link is texted as
+   * The customer's email changed, not their phone (`resendLinks`, `email`): the new link is texted as
    * any resend and emailed to the new address too — one live link per claim, carried by both channels
    * (texting nothing would leave the customer's phone a dead link). Without it: SMS only.
    */

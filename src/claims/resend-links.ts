@@ -4,41 +4,17 @@ import type { JobQueue } from '../platform/jobs.ts';
 import { claimsAwaitingBankDetailsOf } from './claims-repo.ts';
 
 /**
- * The customer's phone changed (the partner's PATCH /contracts/{n}/customer): each claim of the
- * contract still waiting for bank details before its due date, or past it under manual review
- * (`waitsForBankDetails`), gets its link texted again, to the new number — a new link until the
- * same due date, the old one takes no more details (`notifyClaim`'s `resend`, as the claim desk's, by
- * a `claims_notify` job queued in the change's transaction). The partner's answer to
- * `claim.customer_unreachable`. Returns how many were queued.
+ * The customer's phone or email changed (the partner's PATCH /contracts/{n}/customer): each claim of
+ * the contract still waiting for bank details before its due date, or past it under manual review
+ * (`waitsForBankDetails`), gets its link again — a new link until the same due date, the old one takes
+ * no more details (`notifyClaim`'s `resend`, as the claim desk's, by a `claims_notify` job queued in
+ * the change's transaction). `changed: 'phone'`: texted to the new number (the partner's answer to
+ * `claim.customer_unreachable`). `changed: 'email'` (the phone did not change): texted to the same
+ * phone and emailed to the new address — one live link per claim, on both channels (emailing it alone
+ * would leave the phone's link dead). A replay of the PATCH (its Idempotency-Key) answers the first
+ * response and queues nothing; another change sends again. Returns how many were queued.
  */
-export async function resendLinksToNewPhone(
-  trx: Executor,
-  jobs: JobQueue,
-  contractId: string,
-  actor: string,
-  now: Date,
-): Promise<number> {
-  return resendLinks(trx, jobs, contractId, actor, now, 'phone');
-}
-
-/**
- * The customer's email changed and their phone did not (the same PATCH): each claim of the contract
- * still waiting for bank details (as above) gets its link again — a new link until the same due date,
- * by the same `resend` job, texted to the (same) phone and emailed to the new address: one live link
- * per claim, on both channels (emailing it alone would leave the phone's link dead). A replay of the PATCH (its Idempotency-Key) answers the first response and
- * queues nothing; another change sends again. Returns how many were queued.
- */
-export async function resendLinksToNewEmail(
-  trx: Executor,
-  jobs: JobQueue,
-  contractId: string,
-  actor: string,
-  now: Date,
-): Promise<number> {
-  return resendLinks(trx, jobs, contractId, actor, now, 'email');
-}
-
-async function resendLinks(
+export async function resendLinks(
   trx: Executor,
   jobs: JobQueue,
   contractId: string,

@@ -3,7 +3,7 @@ import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
-import { resendLinksToNewEmail, resendLinksToNewPhone } from '../claims/index.ts';
+import { resendLinks } from '../claims/index.ts';
 import * as contracts from './contracts-repo.ts';
 import { customerPhoneError, customerPhoneRefusal } from '../notify/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
@@ -20,7 +20,7 @@ export interface ContactChange {
  * subscription; the audit row names the fields changed, never their values. A cancelled contract
  * has nothing left to send: 409 contract_cancelled. A landline: 422 phone_not_mobile. A new phone
  * texts the links of the claims waiting for bank details to it; a new email with no new phone sends
- * them by SMS and to the new address (`resendLinksToNewEmail`: one new link per claim, on both channels).
+ * them by SMS and to the new address (`resendLinks`: one new link per claim, on both channels).
  */
 export async function changeContact(
   deps: FlightDeps,
@@ -75,8 +75,8 @@ export async function changeContact(
     data: { fields: changed },
   });
   // a new phone: the links of the contract's claims still waiting for bank details are texted to it
-  if (newPhone) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, now);
+  if (newPhone) await resendLinks(trx, deps.jobs, row.id, caller.actor, now, 'phone');
   // a new address, the phone unchanged: the new links are texted and emailed to it (a new phone's resend emails nothing)
-  else if (newEmail) await resendLinksToNewEmail(trx, deps.jobs, row.id, caller.actor, now);
+  else if (newEmail) await resendLinks(trx, deps.jobs, row.id, caller.actor, now, 'email');
   return { contractNumber: row.contract_number, changed };
 }

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
 import { notifyClaim, type ResendRequest } from '../../src/claims/notify-claim.ts';
-import { resendLinksToNewPhone } from '../../src/claims/resend-links.ts';
+import { resendLinks } from '../../src/claims/resend-links.ts';
 import { reviewClaim } from '../../src/payouts/manual-review.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
@@ -649,7 +649,7 @@ describe('the claim desk', () => {
           return [];
         },
       } as unknown as JobQueue;
-      assert.equal(await resendLinksToNewPhone(t.db, jobs, contractId, ACTOR, new Date()), queued.length);
+      assert.equal(await resendLinks(t.db, jobs, contractId, ACTOR, new Date(), 'phone'), queued.length);
       return queued;
     };
     const notifyDeps = {
