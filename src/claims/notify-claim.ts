@@ -60,6 +60,11 @@ export interface NotifyDeps {
    */
   quietHours?: QuietHours | null | undefined;
   now: () => Date;
+  /**
+   * Who the message's audit row names (a resend names its own `actor`): `system` for the jobs (the
+   * default), the operator for `parasol claims remind` (`operator:<name>`, as every command they run).
+   */
+  actor?: string | undefined;
 }
 
 type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
@@ -225,7 +230,7 @@ export async function notifyClaimIn(
   const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
   const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt, alsoEmail });
   await audit(trx, {
-    actor: job.kind === 'resend' ? job.actor : 'system',
+    actor: job.kind === 'resend' ? job.actor : (deps.actor ?? 'system'),
     partnerId: row.partner_id,
     environment: row.environment,
     entity: 'claim',

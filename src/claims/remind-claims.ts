@@ -16,6 +16,9 @@ const BATCH = 500;
  * (a new link, the SMS, `reminded_due_at`), re-checked under the claim's lock, so a retried or
  * concurrent scan sends nothing twice. A scheduled job runs it every 15 minutes. A claim whose
  * message fails is left for the next scan; the scan then fails too, so the failure shows.
+ *
+ * `actor`: who each reminder's `bank_details_reminded` row names — `system` for the scheduled job (the
+ * default), the operator for `parasol claims remind` (as `expireClaims` for `parasol claims expire`).
  */
 export async function remindClaims(deps: RemindDeps): Promise<number> {
   if (deps.reminderDays <= 0) return 0;

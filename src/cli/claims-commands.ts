@@ -165,6 +165,7 @@ export function claimsCommands(kit: CommandKit): void {
   ).action(
     run(async () => {
       const { config, jobs, keys } = services();
+      // audited as the operator who ran it (the scheduled job's rows say `system`), as `claims expire`
       const reminded = await remindClaims({
         db,
         jobs,
@@ -175,6 +176,7 @@ export function claimsCommands(kit: CommandKit): void {
         reminderDays: config.bankDetailsReminderDays,
         quietHours: config.smsQuietHours,
         now: () => new Date(),
+        actor,
       });
       // at night, reminders held by the customers' quiet hours: said, not silently left out
       const held = await heldReminders(db, new Date());

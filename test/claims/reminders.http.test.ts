@@ -6,7 +6,15 @@ import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { approveManualPayout, reviewClaim } from '../../src/payouts/index.ts';
 import { settlePayout } from '../../src/payouts/payouts.ts';
-import { buildTestApp, CUSTOMER, createTestPartner, eventually, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  buildTestApp,
+  CUSTOMER,
+  createTestPartner,
+  eventually,
+  runCliOn,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
 import { openCancelledFlightClaim, sandboxMessages } from './claim-setup.ts';
 
 /**
@@ -268,5 +276,34 @@ describe('claim reminders and receipts, each sent once', () => {
     );
     assert.match(emails[1]!.text, /3000/);
     assert.ok(!emails[1]!.text.includes('/c/'), 'a receipt carries no link');
+  });
+
+  it('the job’s reminder is audited as `system`; `parasol claims remind`’s as the operator who ran it', async () => {
+    const remindedBy = async (claimId: string) =>
+      (
+        await t.db
+          .selectFrom('audit_log as l')
+          .innerJoin('claims as cl', 'cl.claim_number', 'l.entity_id')
+          .select('l.actor')
+          .where('l.entity', '=', 'claim')
+          .where('l.action', '=', 'bank_details_reminded')
+          .where('cl.id', '=', claimId)
+          .execute()
+      ).map((r) => r.actor);
+    const byJob = await openClaim();
+    await remindClaims(deps(new Date(byJob.dueAt.getTime() - 2 * 86_400_000)));
+    assert.deepEqual(await remindedBy(byJob.claim.id), ['system'], 'the scheduled job (no actor given)');
+
+    // the command reads the clock: a claim due in two days from now
+    const byOperator = await openClaim();
+    const due = new Date(Date.now() + 2 * 86_400_000);
+    await t.db.updateTable('claims').set({ bank_details_due_at: due }).where('id', '=', byOperator.claim.id).execute();
+    const run = await runCliOn(t, ['claims', 'remind'], { actor: 'operator:camille' });
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /Reminded \d+ customer\(s\)\./);
+    assert.deepEqual(await remindedBy(byOperator.claim.id), ['operator:camille'], 'named as the operator, as expire');
+    const again = await runCliOn(t, ['claims', 'remind'], { actor: 'operator:camille' });
+    assert.equal(again.code, 0, again.err);
+    assert.deepEqual(await remindedBy(byOperator.claim.id), ['operator:camille'], 'run again: nothing more sent');
   });
 });
