@@ -242,13 +242,26 @@ function sameOutcomes(
 }
 
 /**
+ * A refit's version name: `<base>.r<UTC yyyyMMddHHmm>`, and for the `n`th refit of that base in the
+ * same minute `-n` after it (`-2`, `-3`…), so that names sort by time; at most 64 characters (the
+ * base's end cut, never the stamp's suffix).
+ */
+function refitVersionName(baseVersion: string, now: Date, n = 1): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '');
+  const suffix = n > 1 ? `-${n}` : '';
+  return `${`${baseVersion}.r${stamp}`.slice(0, 64 - suffix.length)}${suffix}`;
+}
+
+/**
  * Refit from the platform's own outcomes: the newest history version's statistics plus every
  * production flight the platform decided (each once: one watch per flight, with its decision as it
- * stands), as a new version named `<base>.r<UTC yyyyMMddHHmm>`. Nothing is activated: the operator
- * compares the new version and activates it. When the outcomes are those of the last refit of the
- * same base (the same flights, the same decisions: their fingerprint), nothing is created. Safe to
- * run twice at once or again after a crash: the fit is in memory, the version is stored in one
- * transaction that first takes the base's lock and checks again that no refit took these outcomes.
+ * stands), as a new version named `<base>.r<UTC yyyyMMddHHmm>` (`refitVersionName`). Nothing is
+ * activated: the operator compares the new version and activates it. When the outcomes are those of
+ * the last refit of the same base (the same flights, the same decisions: their fingerprint), nothing
+ * is created. Safe to run twice at once or again after a crash: the fit is in memory, the version is
+ * stored in one transaction that first takes the base's lock and checks again that no refit took
+ * these outcomes. Under that lock the name is chosen: a refit with other outcomes stored in the same
+ * minute took it already, so this one is `-2` (then `-3`…), its artifact renamed to match.
  */
 export async function refitFromOutcomes(db: Db, actor: string, now: Date): Promise<RefitOutcome> {
   const baseVersion = await repo.latestHistoryVersion(db);
@@ -267,14 +280,17 @@ export async function refitFromOutcomes(db: Db, actor: string, now: Date): Promi
   )
     return unchanged;
   const base = parseArtifact((await repo.readArtifact(db, baseVersion))!);
-  const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '');
-  const version = `${baseVersion}.r${stamp}`.slice(0, 64);
-  const artifact = await fitArtifact(observations, { version, base });
-  const bytes = serializeArtifact(artifact);
+  const fitted = await fitArtifact(observations, { version: refitVersionName(baseVersion, now), base });
+  const fittedBytes = serializeArtifact(fitted);
   const row = await db.transaction().execute(async (tx) => {
     await repo.lockBase(tx, baseVersion);
     // another refit (a second worker, the CLI) may have stored these outcomes while this one fitted
     if (sameOutcomes(await repo.latestRefit(tx, baseVersion), observations.length, fingerprint)) return undefined;
+    // one of other outcomes may have taken this minute's name: the next free one, chosen under the lock
+    let n = 1;
+    while (await repo.versionExists(tx, refitVersionName(baseVersion, now, n))) n += 1;
+    const artifact = n === 1 ? fitted : { ...fitted, version: refitVersionName(baseVersion, now, n) };
+    const bytes = n === 1 ? fittedBytes : serializeArtifact(artifact);
     return storeIn(
       tx,
       actor,

@@ -86,6 +86,12 @@ export async function listVersions(db: Executor): Promise<RiskModelVersionRow[]>
   return [...byVersion.values()];
 }
 
+/** Whether a version of that name is stored. */
+export async function versionExists(db: Executor, version: string): Promise<boolean> {
+  const row = await db.selectFrom('risk_models').select('version').where('version', '=', version).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findVersion(db: Executor, version: string): Promise<RiskModelVersionRow | undefined> {
   return (await listVersions(db)).find((v) => v.version === version);
 }

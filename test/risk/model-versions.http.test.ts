@@ -220,6 +220,32 @@ describe('risk model versions', () => {
     const corrected = parseArtifact(await readModelArtifact(db, refits[0]!.version));
     assert.equal(corrected.legs, defaultRiskArtifact().legs + 1, 'the flight once, with its corrected outcome');
     assert.equal((await refitFromOutcomes(db, 'operator:test', new Date('2026-12-07T03:17:00Z'))).kind, 'unchanged');
+
+    // two refits of other outcomes in the same minute: distinct names, sorted by time, each artifact named as its row
+    const decide = (arrivalDelayMinutes: number) =>
+      db
+        .updateTable('flight_watches')
+        .set({ decision: JSON.stringify({ kind: 'delayed', arrivalDelayMinutes, claimsOpened: 0, source: 'operator' }) })
+        .where('environment', '=', 'production')
+        .where('flight_number', '=', 'AF1234')
+        .execute();
+    const named: string[] = [];
+    for (const [delay, at] of [
+      [90, '2026-12-07T03:17:10Z'],
+      [300, '2026-12-07T03:17:40Z'],
+      [20, '2026-12-07T03:17:59Z'],
+    ] as const) {
+      await decide(delay);
+      const made = await refitFromOutcomes(db, 'operator:test', new Date(at));
+      assert.equal(made.kind, 'created', `a refit of the outcome corrected to ${delay} min: ${JSON.stringify(made)}`);
+      if (made.kind === 'created') named.push(made.version);
+    }
+    const minute = `${defaultRiskArtifact().version}.r202612070317`;
+    assert.deepEqual(named, [minute, `${minute}-2`, `${minute}-3`]);
+    assert.deepEqual([...named].sort(), named, 'sorted by name, sorted by time');
+    for (const version of named)
+      assert.equal(parseArtifact(await readModelArtifact(db, version)).version, version, 'its artifact says its name');
+    await activateModelVersion(db, 'operator:test', `${minute}-2`, ['sandbox']);
   });
 
   it('refuses to activate a version that cannot price: corrupt bytes, another version inside, fitted on no data', async (t) => {
