@@ -459,7 +459,10 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     },
   },
   claims_expire: {
-    policy: { retryLimit: 3, expireInSeconds: 600 },
+    // one run at a time across processes ('singleton': a tick during a run waits for it, then runs).
+    // Two at once would still expire each claim once (FOR UPDATE SKIP LOCKED, its status checked) and
+    // re-queue each lost first message once (claims-repo.ts): the policy saves the duplicate scan.
+    policy: { retryLimit: 3, expireInSeconds: 600, policy: 'singleton' },
     schedule: '*/15 * * * *',
     handler: (rt) => async () => {
       const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
@@ -475,8 +478,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     },
   },
   claims_remind: {
-    // a scan reminds up to 500 claims, one short transaction each; a retry resends nothing (reminded_due_at)
-    policy: { retryLimit: 3, retryDelay: 60, expireInSeconds: 600 },
+    // a scan reminds up to 500 claims, one short transaction each; a retry resends nothing (reminded_due_at),
+    // nor would a concurrent scan (each claim re-checked under its lock); one run at a time all the same
+    policy: { retryLimit: 3, retryDelay: 60, expireInSeconds: 600, policy: 'singleton' },
     schedule: '7,22,37,52 * * * *',
     handler: (rt) => async () => {
       const reminded = await remindClaims({
@@ -560,7 +564,10 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     },
   },
   flights_plan: {
-    policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300 },
+    // one run at a time ('singleton'): the schedule's and those a flight change sends (change-flight.ts)
+    // wait their turn, none is dropped. Two at once would still plan each watch once (one per flight,
+    // ON CONFLICT) and open each claim once (the watch locked, one claim per leg).
+    policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300, policy: 'singleton' },
     schedule: '*/5 * * * *',
     handler: (rt) => async () => {
       const planned = await planWatches({ db: rt.db, now: rt.now, jobs: rt.jobs });

@@ -63,6 +63,8 @@ describe('job registry', () => {
     });
     assert.equal(queues.get('payouts_sepa_batch')?.policy, 'singleton', 'one SEPA batch run at a time');
     assert.equal(queues.get('payouts_ach_settle')?.policy, 'singleton', 'one ACH settlement run at a time');
+    for (const sweep of ['claims_expire', 'claims_remind', 'flights_plan'])
+      assert.equal(queues.get(sweep)?.policy, 'singleton', `one ${sweep} run at a time (docs/ARCHITECTURE.md, Jobs)`);
     assert.equal(queues.get('flights_check')?.policy, 'short', 'at most one queued check per watch');
     assert.deepEqual(
       queues.get('risk_refit'),

@@ -147,6 +147,33 @@ describe('job queue (pg-boss on the platform database)', () => {
     assert.deepEqual(done, ['P-1']);
   });
 
+  it("runs a 'singleton' queue's jobs one at a time across processes, and loses none sent meanwhile", async (t) => {
+    // the scheduled sweeps (claims_expire, claims_remind, flights_plan…): a tick or a sent job that
+    // comes while a run is under way waits for it, then runs — never beside it, never dropped
+    const name = unique('singleton');
+    await queue.queue(name, { policy: 'singleton', retryLimit: 0 });
+    const other = await new JobQueue<TestJobs>(handle.db, fast).start();
+    t.after(() => other.stop({ timeoutMs: 1000 }));
+    let running = 0;
+    let most = 0;
+    const ran: number[] = [];
+    const handler = async (job: { data: { n?: number } }) => {
+      running += 1;
+      most = Math.max(most, running);
+      await sleep(400);
+      ran.push(job.data.n!);
+      running -= 1;
+    };
+    await queue.work(name, handler, { pollingIntervalSeconds: 0.5 });
+    await other.work(name, handler, { pollingIntervalSeconds: 0.5 });
+    await queue.send(name, { n: 1 });
+    await eventually(async () => running === 1);
+    await Promise.all([queue.send(name, { n: 2 }), other.send(name, { n: 3 })]);
+    await eventually(async () => ran.length === 3, 30_000);
+    assert.deepEqual([...ran].sort(), [1, 2, 3], 'every job ran, once');
+    assert.equal(most, 1, 'never two at once, though two workers poll');
+  });
+
   it('drains a backlog batch after batch, without waiting a polling interval between batches', async () => {
     // 30 s between polls and no notification listener: only fetching again after a batch that got
     // jobs can run 3 batches of each worker within the few seconds given here (pg-boss alone waits
