@@ -225,7 +225,9 @@ describe('risk model versions', () => {
     const decide = (arrivalDelayMinutes: number) =>
       db
         .updateTable('flight_watches')
-        .set({ decision: JSON.stringify({ kind: 'delayed', arrivalDelayMinutes, claimsOpened: 0, source: 'operator' }) })
+        .set({
+          decision: JSON.stringify({ kind: 'delayed', arrivalDelayMinutes, claimsOpened: 0, source: 'operator' }),
+        })
         .where('environment', '=', 'production')
         .where('flight_number', '=', 'AF1234')
         .execute();
