@@ -243,13 +243,16 @@ function sameOutcomes(
 
 /**
  * A refit's version name: `<base>.r<UTC yyyyMMddHHmm>`, and for the `n`th refit of that base in the
- * same minute `-n` after it (`-2`, `-3`…), so that names sort by time; at most 64 characters (the
- * base's end cut, never the stamp's suffix).
+ * same minute `-n` after it (`-2`, `-3`…), so that names sort by time (up to `-9` in one minute:
+ * `-10` sorts before `-9`); at most 64 characters: a base longer than 48 is cut to its first 48,
+ * never the stamp or the suffix, the same cut for every refit of it (room kept for `-9`) so that its
+ * names keep sorting by time (a name a cut base shares with another base's refit is taken already:
+ * the next `-n`).
  */
 function refitVersionName(baseVersion: string, now: Date, n = 1): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '');
+  const stamp = `.r${now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '')}`;
   const suffix = n > 1 ? `-${n}` : '';
-  return `${`${baseVersion}.r${stamp}`.slice(0, 64 - suffix.length)}${suffix}`;
+  return `${baseVersion.slice(0, 64 - stamp.length - Math.max(2, suffix.length))}${stamp}${suffix}`;
 }
 
 /**

@@ -247,7 +247,41 @@ describe('risk model versions', () => {
     assert.deepEqual([...named].sort(), named, 'sorted by name, sorted by time');
     for (const version of named)
       assert.equal(parseArtifact(await readModelArtifact(db, version)).version, version, 'its artifact says its name');
+    // the renamed one activates (its artifact names its row) and sandbox prices with it; then back to the shipped
+    const activeIn = async (version: string) =>
+      (await listModelVersions(db)).find((v) => v.version === version)?.activeIn;
     await activateModelVersion(db, 'operator:test', `${minute}-2`, ['sandbox']);
+    assert.deepEqual(await activeIn(`${minute}-2`), ['sandbox']);
+    await activateModelVersion(db, 'operator:test', defaultRiskArtifact().version, ['sandbox']);
+    assert.deepEqual(await activeIn(`${minute}-2`), []);
+    assert.deepEqual(
+      (await activeIn(defaultRiskArtifact().version))?.sort(),
+      ['preproduction', 'production', 'sandbox'],
+      'every environment on the shipped model again',
+    );
+
+    // a base of 64 characters (the longest `risk import --version` takes): its end is cut, the stamp and suffix never
+    const long = `v3-${'x'.repeat(55)}-12345`;
+    assert.equal(long.length, 64);
+    await importVersion(db, 'operator:test', serializeArtifact(defaultRiskArtifact()), long);
+    const longNamed: string[] = [];
+    for (const [delay, at] of [
+      [45, '2026-12-07T03:18:05Z'],
+      [75, '2026-12-07T03:18:30Z'],
+      [15, '2026-12-08T03:18:00Z'],
+    ] as const) {
+      await decide(delay);
+      const made = await refitFromOutcomes(db, 'operator:test', new Date(at));
+      assert.equal(made.kind === 'created' && made.baseVersion, long, JSON.stringify(made));
+      if (made.kind === 'created') longNamed.push(made.version);
+    }
+    const cut = long.slice(0, 48); // the same cut for each, room kept for the suffix
+    assert.deepEqual(longNamed, [`${cut}.r202612070318`, `${cut}.r202612070318-2`, `${cut}.r202612080318`]);
+    assert.ok(
+      longNamed.every((v) => v.length <= 64),
+      'at most 64 characters',
+    );
+    assert.deepEqual([...longNamed].sort(), longNamed, 'sorted by name, sorted by time, another day another name');
   });
 
   it('refuses to activate a version that cannot price: corrupt bytes, another version inside, fitted on no data', async (t) => {
