@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agreementAt, agreementChanges, futureViolations, parseEffective } from '../../src/partners/amendments.ts';
+import {
+  agreementAt,
+  agreementChanges,
+  amendAgreement,
+  futureViolations,
+  parseEffective,
+} from '../../src/partners/amendments.ts';
 import type { Agreement } from '../../src/partners/model.ts';
+import type { Db } from '../../src/platform/db.ts';
+import { DomainError } from '../../src/platform/errors.ts';
 
 /** The pure rules of amendable agreements: the version in force, what changed, future violations, dates. */
 
@@ -81,5 +89,33 @@ describe('amendable agreements, pure rules', () => {
     assert.equal(parseEffective('2026-12-01T09:00-13:00', now), undefined);
     assert.equal(parseEffective('2026-12-01T09:00+15:30', now), undefined);
     assert.equal(parseEffective('tomorrow', now), undefined);
+  });
+});
+
+describe("an amendment's reason", () => {
+  const now = at('2026-11-01T10:00:00Z');
+  /** The reason's refusal: the check comes before any database access (this one has none). */
+  const reasonError = async (reason: string) => {
+    const input = { ...version(2, '2026-12-01T00:00:00Z'), effectiveAt: at('2026-12-01T00:00:00Z'), reason };
+    try {
+      await amendAgreement({} as Db, 'operator:test', 'p', input, now);
+    } catch (error) {
+      if (error instanceof DomainError) return error.extra.errors?.find((e) => e.field === '/reason');
+      // past the checks: the absent database
+      return undefined;
+    }
+    assert.fail('expected a refusal');
+  };
+
+  test('over 2,000 characters as typed: too_long naming the 500 kept, like the desk and stop-sales', async () => {
+    assert.deepEqual(await reasonError('a'.repeat(2001)), {
+      field: '/reason',
+      code: 'too_long',
+      message: 'must be at most 500 characters',
+    });
+    // within the typed bound, longer than kept, or empty: its own words
+    assert.equal((await reasonError('a'.repeat(2000)))?.code, 'out_of_range');
+    assert.equal((await reasonError(' '))?.code, 'out_of_range');
+    assert.equal(await reasonError('a'.repeat(500)), undefined);
   });
 });
