@@ -39,7 +39,11 @@ export function monthPeriod(month: string, field = '/month'): Period {
  */
 export const MAX_EXPORT_DAYS = 366;
 
-/** Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"), at most MAX_EXPORT_DAYS days. */
+/**
+ * Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"), at most
+ * MAX_EXPORT_DAYS days: the exports' range, and the partner dashboard's period (web/dashboard.ts),
+ * whose figures are the ledger's too — so its words name no export.
+ */
 export function dayRange(from: string, to: string): Period {
   // a day of the calendar only: JavaScript reads 2026-02-31 as 3 March, which would stretch the period
   // over days nobody asked for — the date must read back as itself
@@ -55,12 +59,12 @@ export function dayRange(from: string, to: string): Period {
   if (Number.isNaN(end.getTime()))
     errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
   if (!errors.length && end < start)
-    errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before from' });
+    errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before the first day' });
   if (!errors.length && (end.getTime() - start.getTime()) / 86_400_000 + 1 > MAX_EXPORT_DAYS)
     errors.push({
       field: '/to',
       code: 'out_of_range',
-      message: `must be at most ${MAX_EXPORT_DAYS} days after from, both included (export a longer range a year at a time)`,
+      message: `must be at most ${MAX_EXPORT_DAYS} days after from, both included (a longer range, a year at a time)`,
     });
   if (errors.length) throw new DomainError('validation_failed', 'The date range is not valid.', { errors });
   return { from: start, to: new Date(end.getTime() + 86_400_000) };

@@ -43,18 +43,12 @@ describe('domain errors on pages', () => {
       'to\u202f: est hors des limites permises\u202f: au plus 366\u00a0jours, les deux inclus',
     ]);
     assert.match(problemLines(long, 'en')[0]!, /^to: must be at most 366 days after from/);
-    // only the export's own message: the claims list's rule (367 days both included) and the dashboard's
-    // period keep the plain words, not a "both included" count that is not theirs
+    // only the ledger's own message (the exports' and the dashboard's range): the claims list's rule
+    // (367 days both included) keeps the plain words, not a "both included" count that is not its own
     const others = new DomainError('validation_failed', 'The date range is longer than 366 days.', {
-      errors: [
-        { field: '/toDate', code: 'out_of_range', message: 'at most 366 days after fromDate' },
-        { field: '/to', code: 'out_of_range', message: 'the period is at most 366 days' },
-      ],
+      errors: [{ field: '/toDate', code: 'out_of_range', message: 'at most 366 days after fromDate' }],
     });
-    assert.deepEqual(problemLines(others, 'fr'), [
-      'toDate\u202f: est hors des limites permises',
-      'to\u202f: est hors des limites permises',
-    ]);
+    assert.deepEqual(problemLines(others, 'fr'), ['toDate\u202f: est hors des limites permises']);
   });
 
   test("a French page names the ceiling an amount is above, as the agreement's check and the desk's correction say it", () => {

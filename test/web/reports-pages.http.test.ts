@@ -161,7 +161,15 @@ describe('money reports in the consoles', () => {
     assert.doesNotMatch(fromOnly.body, /id="d-from-error"/);
     const tooLong = await browser.get(`/console/dashboard?env=sandbox&from=2020-01-01&to=${today()}`);
     assert.equal(tooLong.statusCode, 422);
-    assert.match(tooLong.body, /id="d-to-error">the period is at most 366 days</);
+    // the exports' rule (ledger `dayRange`): 366 days both included, in its words
+    assert.match(tooLong.body, /id="d-to-error">must be at most 366 days after from, both included/);
+    const year = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-365)}&to=${today()}`);
+    assert.equal(year.statusCode, 200, '366 days, both included');
+    assert.equal(
+      (await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-366)}&to=${today()}`)).statusCode,
+      422,
+      '367 days',
+    );
     assert.equal((await browser.get('/console/dashboard?env=sandbox&from=&to=')).statusCode, 200, 'neither: 30 days');
     // the operator's downloads are not the partner's
     assert.notEqual((await browser.get(`/admin/reports?partner=${partner.slug}`)).statusCode, 200);
