@@ -670,6 +670,8 @@ export interface Words {
   fieldErrorAtMost: (amount: string, currency: string) => string;
   /** An export's range longer than its maximum (the ledger's `dayRange` message only, `fieldErrorText`): N. */
   fieldErrorAtMostDays: (days: number) => string;
+  /** A `too_long` text whose message names its bound ("at most N characters", `fieldErrorText`): N. */
+  fieldErrorAtMostCharacters: (max: number) => string;
   /**
    * English pages show the domain's own detail; other languages show these, by error code, and give
    * every code (`satisfies Record<ErrorCode, string>` in their file).
