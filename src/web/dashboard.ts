@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { dayRange, partnerStatement } from '../ledger/index.ts';
+import { dayRange, partnerStatement, type DayRangeWords } from '../ledger/index.ts';
 import { claimsByStatus, dailyActivity, dailyQuotes, type ClaimStatusCount, type Scope } from './views-repo.ts';
 
 /**
@@ -32,10 +32,20 @@ export interface Dashboard {
 export const DASHBOARD_DAYS = 30;
 
 /**
+ * The dashboard's words for `dayRange`'s refusals: a period, not an export (no "a year at a time"), and
+ * its form's "first day", not the API's `from`. "at most N days after …, both included" is what a
+ * French page reads the number from (`fieldErrorText`).
+ */
+const PERIOD_WORDS: DayRangeWords = {
+  beforeStart: 'must not be before the first day',
+  longer: (max) => `must be at most ${max} days after the first day, both included`,
+};
+
+/**
  * The last 30 days, or any period of whole UTC days (`range`, read by the exports' `dayRange`: both
- * ends included, at most `MAX_EXPORT_DAYS`, 366 — the ledger's rule and words, the figures being the
- * ledger's; one end only, a reversed or longer range is refused with the fields at fault — one end
- * was silently read as the last 30 days).
+ * ends included, at most `MAX_EXPORT_DAYS`, 366 — the ledger's rule, the figures being the ledger's,
+ * in the dashboard's words, `PERIOD_WORDS`; one end only, a reversed or longer range is refused with
+ * the fields at fault — one end was silently read as the last 30 days).
  */
 export async function partnerDashboard(
   db: Db,
@@ -47,13 +57,13 @@ export async function partnerDashboard(
   let from = today.minus({ days: DASHBOARD_DAYS - 1 });
   if (range) {
     // a missing end is the dashboard's own refusal (neither is the last 30 days); two days given, the
-    // exports' rule and words (a wrong date, a reversed or longer range)
+    // exports' rule (a wrong date, a reversed or longer range) in the dashboard's words
     const both = 'give both days, or neither for the last 30 days';
     const missing: FieldError[] = [];
     if (!range.from) missing.push({ field: '/from', code: 'required', message: both });
     if (!range.to) missing.push({ field: '/to', code: 'required', message: both });
     if (missing.length) throw new DomainError('validation_failed', 'The period is not valid.', { errors: missing });
-    const period = dayRange(range.from, range.to);
+    const period = dayRange(range.from, range.to, PERIOD_WORDS);
     from = DateTime.fromJSDate(period.from, { zone: 'utc' });
     today = DateTime.fromJSDate(period.to, { zone: 'utc' }).minus({ days: 1 });
   }

@@ -231,10 +231,13 @@ export function fieldErrorText(e: FieldError, lang: Lang, labels: FieldLabels = 
   const w = t(lang);
   const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
   if (most) return w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency);
-  // an export's range longer than its maximum, in the ledger's `dayRange` own words only: other "at most
-  // N days" rules count otherwise (the claims list's allows N days after the first, N + 1 both included)
+  // a range longer than its maximum, in the words of the ledger's `dayRange` only (the exports' "after
+  // from", the dashboard's "after the first day"): other "at most N days" rules count otherwise (the
+  // claims list's allows N days after the first, N + 1 both included)
   const days =
-    e.code === 'out_of_range' ? /^must be at most (\d+) days after from, both included\b/.exec(e.message) : null;
+    e.code === 'out_of_range'
+      ? /^must be at most (\d+) days after (?:from|the first day), both included\b/.exec(e.message)
+      : null;
   if (days) return w.fieldErrorAtMostDays(Number(days[1]));
   const characters = e.code === 'too_long' ? charactersAtMostIn(e.message) : undefined;
   return characters === undefined ? w.fieldErrors[e.code] : w.fieldErrorAtMostCharacters(characters);
