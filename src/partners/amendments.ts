@@ -129,13 +129,16 @@ export async function amendAgreement(
     field: '/reason',
     ...REASON_LENGTH,
   });
+  // too long as typed or once masked: `too_long`, the 500 kept named, like a desk or stop-sale reason
   if (reasonTooLong) errors.push(reasonTooLong);
-  else if (reason.length === 0 || reason.length > REASON_LENGTH.kept)
+  else if (reason.length === 0)
     errors.push({
       field: '/reason',
       code: 'out_of_range',
       message: `give the reason, 1-${REASON_LENGTH.kept} characters`,
     });
+  else if (reason.length > REASON_LENGTH.kept)
+    errors.push({ field: '/reason', code: 'too_long', message: `must be at most ${REASON_LENGTH.kept} characters` });
   // a minute's grace: "now" typed in a form reaches the server a moment later
   if (Number.isNaN(effectiveAt.getTime()) || effectiveAt.getTime() < now.getTime() - 60_000)
     errors.push({ field: '/effectiveAt', code: 'out_of_range', message: 'must be today or later, never in the past' });
