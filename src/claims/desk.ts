@@ -5,13 +5,7 @@ import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { largestTransfer } from '../platform/money.ts';
-import {
-  maskClaimReasonIn,
-  maskTyped,
-  REASON_LENGTH,
-  typedTooLong,
-  type TypedBound,
-} from '../platform/personal-text.ts';
+import { maskClaimReasonIn, REASON_LENGTH, typedTooLong, type TypedBound } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim, waitsForBankDetails } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -50,7 +44,7 @@ const REASON_BOUND: TypedBound = { field: '/reason', ...REASON_LENGTH };
 
 /**
  * The reason and the token, checked before anything is read: the reason's length as typed (at most
- * `REASON_BOUND`, before any mask), then as it will be kept, masked (`maskDeskReason`: a masked
+ * `REASON_BOUND`, before its spaces are collapsed or any mask), then as it will be kept, masked (`maskDeskReason`: a masked
  * email or account can be longer than what it replaces). Answers
  * the action with its reason as typed (spaces collapsed): `beginDeskAction` masks it, with the claim's
  * own account first. `others`: what is wrong with the action's other fields (its phone, its cause…),
@@ -59,10 +53,12 @@ const REASON_BOUND: TypedBound = { field: '/reason', ...REASON_LENGTH };
  */
 export function checkDeskAction(action: DeskAction, others: readonly (FieldError | undefined)[] = []): DeskAction {
   const errors: FieldError[] = [];
-  const reason = action.reason.trim().replace(/\s+/g, ' ');
-  // its length as typed first: a text too long to be a reason is never masked
-  const masked = maskTyped(reason, REASON_BOUND, (typed) => maskDeskReason(typed, {}));
-  const reasonError = masked.error ?? checkReason(masked.masked);
+  const typed = action.reason.trim();
+  // its length as typed first, before any pattern — the spaces' collapsing too: a text too long to be a
+  // reason is never read further
+  const tooLong = typedTooLong(typed, REASON_BOUND);
+  const reason = tooLong ? typed : typed.replace(/\s+/g, ' ');
+  const reasonError = tooLong ?? checkReason(maskDeskReason(reason, {}));
   if (reasonError) errors.push(reasonError);
   const tokenError = actionTokenError(action.actionToken);
   if (tokenError) errors.push(tokenError);
