@@ -5,7 +5,7 @@ import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { largestTransfer } from '../platform/money.ts';
-import { maskClaimReasonIn } from '../platform/personal-text.ts';
+import { maskClaimReasonIn, REASON_LENGTH, typedTooLong, type TypedBound } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim, waitsForBankDetails } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -34,17 +34,17 @@ export interface DeskAction {
 export type DeskOutcome = { claimNumber: string; outcome: 'done' | 'replayed' };
 
 export const REASON_MIN = 3;
-export const REASON_MAX = 500;
+export const REASON_MAX = REASON_LENGTH.kept;
 /**
- * The longest reason read at all, as typed: past it, refused `too_long` before it is masked (the masks'
- * patterns are slow on a long text, and a form's body may be 16 KiB). Generous: a reason within 500
- * characters once masked may be longer as typed (an account quoted spaced, masked shorter).
+ * A reason's bound as typed (platform/personal-text.ts `REASON_LENGTH`: 2,000 read, 500 kept): past it,
+ * refused `too_long` before it is masked. Generous: a reason within 500 characters once masked may be
+ * longer as typed (an account quoted spaced, masked shorter).
  */
-export const REASON_TYPED_MAX = 4 * REASON_MAX;
+const REASON_BOUND: TypedBound = { field: '/reason', ...REASON_LENGTH };
 
 /**
  * The reason and the token, checked before anything is read: the reason's length as typed (at most
- * `REASON_TYPED_MAX`, before any mask), then as it will be kept, masked (`maskDeskReason`: a masked
+ * `REASON_BOUND`, before its spaces are collapsed or any mask), then as it will be kept, masked (`maskDeskReason`: a masked
  * email or account can be longer than what it replaces). Answers
  * the action with its reason as typed (spaces collapsed): `beginDeskAction` masks it, with the claim's
  * own account first. `others`: what is wrong with the action's other fields (its phone, its cause…),
@@ -53,9 +53,12 @@ export const REASON_TYPED_MAX = 4 * REASON_MAX;
  */
 export function checkDeskAction(action: DeskAction, others: readonly (FieldError | undefined)[] = []): DeskAction {
   const errors: FieldError[] = [];
-  const reason = action.reason.trim().replace(/\s+/g, ' ');
-  // its length as typed first: a text too long to be a reason is never masked
-  const reasonError = reasonTooLong(reason) ?? checkReason(maskDeskReason(reason, {}));
+  const typed = action.reason.trim();
+  // its length as typed first, before any pattern — the spaces' collapsing too: a text too long to be a
+  // reason is never read further
+  const tooLong = typedTooLong(typed, REASON_BOUND);
+  const reason = tooLong ? typed : typed.replace(/\s+/g, ' ');
+  const reasonError = tooLong ?? checkReason(maskDeskReason(reason, {}));
   if (reasonError) errors.push(reasonError);
   const tokenError = actionTokenError(action.actionToken);
   if (tokenError) errors.push(tokenError);
@@ -64,12 +67,6 @@ export function checkDeskAction(action: DeskAction, others: readonly (FieldError
       errors: [...errors, ...others.filter((e): e is FieldError => e !== undefined)],
     });
   return { ...action, reason, claimNumber: action.claimNumber.trim().toUpperCase() };
-}
-
-/** A reason longer as typed than any reason kept (`REASON_TYPED_MAX`): refused before it is masked. */
-function reasonTooLong(typed: string): FieldError | undefined {
-  if (typed.length <= REASON_TYPED_MAX) return undefined;
-  return { field: '/reason', code: 'too_long', message: `must be at most ${REASON_MAX} characters` };
 }
 
 /** The length of a reason as kept (masked): 3 to 500 characters. */
@@ -115,7 +112,8 @@ export async function beginDeskAction(
 ): Promise<{ claim: repo.DeskClaimRow; replayed: boolean; action: DeskAction }> {
   const claim = await repo.findClaimForDesk(trx, checked.claimNumber, true);
   if (!claim) throw new DomainError('claim_not_found', `No claim ${checked.claimNumber}.`);
-  const tooLong = reasonTooLong(checked.reason);
+  // its length as typed before the claim's account is unsealed and the masks read it
+  const tooLong = typedTooLong(checked.reason, REASON_BOUND);
   if (tooLong) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [tooLong] });
   const reason = maskDeskReason(checked.reason, await claimOwnAccount(trx, keys, claim.id));
   const reasonError = checkReason(reason);

@@ -683,6 +683,7 @@ export const en = {
   },
   fieldErrorAtMost: (amount, currency) => `is out of range: at most ${amount} ${currency}`,
   fieldErrorAtMostDays: (days) => `is out of range: at most ${days} days, both included`,
+  fieldErrorAtMostCharacters: (max) => `is too long: at most ${max} characters`,
   /** English pages show the domain's own detail; other languages show these, by error code. */
   problems: {},
 } satisfies Words;

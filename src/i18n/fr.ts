@@ -705,6 +705,7 @@ export const fr = {
   },
   fieldErrorAtMost: (amount, currency) => `est hors des limites permises\u202f: au plus ${amount}\u00a0${currency}`,
   fieldErrorAtMostDays: (days) => `est hors des limites permises\u202f: au plus ${days}\u00a0jours, les deux inclus`,
+  fieldErrorAtMostCharacters: (max) => `est trop long\u202f: au plus ${max}\u00a0caractères`,
   /** Complete: a French page never shows a domain's English detail. */
   problems: {
     malformed_request: 'La requête est mal formée.',

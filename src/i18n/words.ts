@@ -668,8 +668,10 @@ export interface Words {
   fieldErrors: Record<FieldErrorCode, string>;
   /** An `out_of_range` amount whose rule names its ceiling (`atMostIn`, web-kit.ts): the ceiling, its currency. */
   fieldErrorAtMost: (amount: string, currency: string) => string;
-  /** An export's range longer than its maximum (the ledger's `dayRange` message only, `fieldErrorText`): N. */
+  /** A range longer than its maximum (the ledger's `dayRange` messages only: an export's, the dashboard's; `fieldErrorText`): N. */
   fieldErrorAtMostDays: (days: number) => string;
+  /** A `too_long` text whose message names its bound ("at most N characters", `fieldErrorText`): N. */
+  fieldErrorAtMostCharacters: (max: number) => string;
   /**
    * English pages show the domain's own detail; other languages show these, by error code, and give
    * every code (`satisfies Record<ErrorCode, string>` in their file).

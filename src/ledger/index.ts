@@ -17,6 +17,8 @@ export {
   STATEMENT_COLUMNS,
   claimsBordereau,
   dayRange,
+  type DayRangeWords,
+  EXPORT_RANGE_WORDS,
   MAX_EXPORT_DAYS,
   monthPeriod,
   partnerStatement,

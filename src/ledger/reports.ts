@@ -39,8 +39,28 @@ export function monthPeriod(month: string, field = '/month'): Period {
  */
 export const MAX_EXPORT_DAYS = 366;
 
-/** Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"), at most MAX_EXPORT_DAYS days. */
-export function dayRange(from: string, to: string): Period {
+/**
+ * The words of `dayRange`'s two range refusals (`/to`, `out_of_range`): `beforeStart` a range ending
+ * before it starts, `longer` one over its `max` days. The "at most N days after …, both included" of
+ * `longer` is what a French page reads the number from (`fieldErrorText`).
+ */
+export interface DayRangeWords {
+  readonly beforeStart: string;
+  readonly longer: (max: number) => string;
+}
+
+/** The exports' words: the API's field names, and how to export more. */
+export const EXPORT_RANGE_WORDS: DayRangeWords = {
+  beforeStart: 'must not be before from',
+  longer: (max) => `must be at most ${max} days after from, both included (export a longer range a year at a time)`,
+};
+
+/**
+ * Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"), at most
+ * MAX_EXPORT_DAYS days: the exports' range (`EXPORT_RANGE_WORDS`), and the partner dashboard's period
+ * (web/dashboard.ts, its own `words`: its figures are the ledger's too, but it exports nothing).
+ */
+export function dayRange(from: string, to: string, words: DayRangeWords = EXPORT_RANGE_WORDS): Period {
   // a day of the calendar only: JavaScript reads 2026-02-31 as 3 March, which would stretch the period
   // over days nobody asked for — the date must read back as itself
   const parse = (text: string) => {
@@ -54,14 +74,9 @@ export function dayRange(from: string, to: string): Period {
     errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
   if (Number.isNaN(end.getTime()))
     errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
-  if (!errors.length && end < start)
-    errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before from' });
+  if (!errors.length && end < start) errors.push({ field: '/to', code: 'out_of_range', message: words.beforeStart });
   if (!errors.length && (end.getTime() - start.getTime()) / 86_400_000 + 1 > MAX_EXPORT_DAYS)
-    errors.push({
-      field: '/to',
-      code: 'out_of_range',
-      message: `must be at most ${MAX_EXPORT_DAYS} days after from, both included (export a longer range a year at a time)`,
-    });
+    errors.push({ field: '/to', code: 'out_of_range', message: words.longer(MAX_EXPORT_DAYS) });
   if (errors.length) throw new DomainError('validation_failed', 'The date range is not valid.', { errors });
   return { from: start, to: new Date(end.getTime() + 86_400_000) };
 }

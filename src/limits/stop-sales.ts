@@ -2,17 +2,11 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { maskTyped, REASON_LENGTH } from '../platform/personal-text.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { parseDeparture, parseInstant, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
 import type { StopSaleListing } from './limits-repo.ts';
-
-/**
- * The longest reason read at all, as typed (4 × the 500 kept): past it, refused `too_long` before it is
- * masked — the masks' patterns are slow on a long text, and a form's body may be 16 KiB.
- */
-const REASON_TYPED_MAX = 2000;
 
 /**
  * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
@@ -158,12 +152,15 @@ export async function suspendSales(
     errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
   // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts) —
   // its length as typed checked first: a text too long to be a reason is never masked (slow on it)
-  const typed = input.reason.trim();
-  const reason = typed.length > REASON_TYPED_MAX ? typed : maskPersonalDataIn(typed);
-  if (reason.length === 0)
+  const { masked: reason = '', error: reasonTooLong } = maskTyped(input.reason.trim(), {
+    field: '/reason',
+    ...REASON_LENGTH,
+  });
+  if (reasonTooLong) errors.push(reasonTooLong);
+  else if (reason.length === 0)
     errors.push({ field: '/reason', code: 'required', message: 'is required: why, for partners (the 409 detail)' });
-  else if (reason.length > 500)
-    errors.push({ field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' });
+  else if (reason.length > REASON_LENGTH.kept)
+    errors.push({ field: '/reason', code: 'too_long', message: `must be 1 to ${REASON_LENGTH.kept} characters` });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
   const values = {
     environment: env as Environment | null,

@@ -2,7 +2,7 @@ import { audit } from '../platform/audit.ts';
 import { randomToken, sha256Hex } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { maskPersonalDataIn, typedTooLong } from '../platform/personal-text.ts';
 import type { ApiKeyInfo, Environment } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -48,11 +48,8 @@ export async function createApiKey(
   input: { partnerId: string; environment: Environment; label?: string | undefined; plaintext?: string | undefined },
 ): Promise<CreatedApiKey> {
   // as typed, before masking: the limit every caller states (the consoles' forms, the CLI's --label)
-  if (input.label !== undefined && input.label.length > MAX_LABEL_LENGTH) {
-    throw new DomainError('validation_failed', 'The label is too long.', {
-      errors: [{ field: '/label', code: 'too_long', message: `must be at most ${MAX_LABEL_LENGTH} characters` }],
-    });
-  }
+  const labelError = typedTooLong(input.label ?? '', { field: '/label', typed: MAX_LABEL_LENGTH });
+  if (labelError) throw new DomainError('validation_failed', 'The label is too long.', { errors: [labelError] });
   return db.transaction().execute(async (trx) => {
     if (input.environment !== 'sandbox') {
       const agreement = await repo.findAgreement(trx, input.partnerId);

@@ -7,6 +7,7 @@ import { isUniqueViolation, transaction, type Db, type Executor } from '../platf
 import { DomainError } from '../platform/errors.ts';
 import type { Job, JobQueue } from '../platform/jobs.ts';
 import type { Lang } from '../platform/language.ts';
+import { typedTooLong } from '../platform/personal-text.ts';
 import type { UserRole } from './model.ts';
 import * as repo from './partners-repo.ts';
 import { can, parseRole, requirePermission } from './roles.ts';
@@ -53,11 +54,8 @@ export type { UserRow } from './users-repo.ts';
 function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
   // the length first: the pattern is slow on a long text ("a@a.a.a.…@")
-  if (email.length > 320) {
-    throw new DomainError('validation_failed', 'The email address is too long.', {
-      errors: [{ field: '/email', code: 'too_long', message: 'must be at most 320 characters' }],
-    });
-  }
+  const tooLong = typedTooLong(email, { field: '/email', typed: 320 });
+  if (tooLong) throw new DomainError('validation_failed', 'The email address is too long.', { errors: [tooLong] });
   if (!/^[^@\s<>"]+@[^@\s<>"]+\.[^@\s<>"]+$/.test(email)) {
     throw new DomainError('validation_failed', 'The email address is not valid.', {
       errors: [{ field: '/email', code: 'invalid_format', message: 'must be an email address' }],

@@ -1,5 +1,6 @@
 import { countrySpecs, electronicFormatIBAN, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { FieldError } from './errors.ts';
 import { transliterateLatin } from './latin-text.ts';
 
 /**
@@ -107,6 +108,47 @@ export function maskPersonalDataIn(text: string, name?: string, accountNumber?: 
     .replace(INTERNATIONAL_PHONE, (found) => (parsePhoneNumberFromString(found)?.isPossible() ? MASKED_PHONE : found))
     .replace(FRENCH_PHONE, MASKED_PHONE);
   return name ? maskNameIn(masked, name) : masked;
+}
+
+/**
+ * The bound of a free text a person types, read by its length alone before any pattern: the masks'
+ * patterns, like an email's, are slow on a long text, and a form's body may be 16 KiB. `typed`: the
+ * longest text read at all, as typed; `kept`: the longest kept, which the refusal names (the typed
+ * bound may be above it: a masked account quoted spaced is shorter than typed) — `typed` when absent.
+ * `field`: the JSON Pointer the refusal names.
+ */
+export interface TypedBound {
+  readonly field: string;
+  readonly typed: number;
+  readonly kept?: number | undefined;
+}
+
+/** An operator's reason (claim desk, stop-sale, amendment): 500 characters kept, 2,000 read as typed. */
+export const REASON_LENGTH = { kept: 500, typed: 2000 } as const;
+
+/**
+ * The refusal of a text longer as typed than `bound.typed`: `too_long`, "must be at most <kept>
+ * characters"; undefined within it. Its length only: call it before any pattern or mask reads the
+ * text (`maskTyped` does both in that order).
+ */
+export function typedTooLong(text: string, bound: TypedBound): FieldError | undefined {
+  if (text.length <= bound.typed) return undefined;
+  return { field: bound.field, code: 'too_long', message: `must be at most ${bound.kept ?? bound.typed} characters` };
+}
+
+/**
+ * Free text as it is kept: its length as typed checked first (`typedTooLong`: the refusal, and `mask`
+ * never called on it), then masked — `maskPersonalDataIn` unless another `mask` is given (the desk's,
+ * with the claim's own account). The masked text may still be longer than `kept`: its caller checks
+ * that with its own words.
+ */
+export function maskTyped(
+  text: string,
+  bound: TypedBound,
+  mask: (typed: string) => string = (typed) => maskPersonalDataIn(typed),
+): { masked: string; error?: undefined } | { masked?: undefined; error: FieldError } {
+  const error = typedTooLong(text, bound);
+  return error ? { error } : { masked: mask(text) };
 }
 
 /** ABA routing number check: 3, 7, 1 weights over its 9 digits, a multiple of 10 (and not all zeros). */

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { partnerStatement } from '../ledger/index.ts';
+import { dayRange, partnerStatement, type DayRangeWords } from '../ledger/index.ts';
 import { claimsByStatus, dailyActivity, dailyQuotes, type ClaimStatusCount, type Scope } from './views-repo.ts';
 
 /**
@@ -30,13 +30,22 @@ export interface Dashboard {
 }
 
 export const DASHBOARD_DAYS = 30;
-/** The longest period a dashboard draws day by day. */
-export const DASHBOARD_MAX_DAYS = 366;
 
 /**
- * The last 30 days, or any period of whole UTC days (`range`, both ends included, at most
- * DASHBOARD_MAX_DAYS; one end only, a reversed or longer range is refused with the fields at fault —
- * one end was silently read as the last 30 days).
+ * The dashboard's words for `dayRange`'s refusals: a period, not an export (no "a year at a time"), and
+ * its form's "first day", not the API's `from`. "at most N days after …, both included" is what a
+ * French page reads the number from (`fieldErrorText`).
+ */
+const PERIOD_WORDS: DayRangeWords = {
+  beforeStart: 'must not be before the first day',
+  longer: (max) => `must be at most ${max} days after the first day, both included`,
+};
+
+/**
+ * The last 30 days, or any period of whole UTC days (`range`, read by the exports' `dayRange`: both
+ * ends included, at most `MAX_EXPORT_DAYS`, 366 — the ledger's rule, the figures being the ledger's,
+ * in the dashboard's words, `PERIOD_WORDS`; one end only, a reversed or longer range is refused with
+ * the fields at fault — one end was silently read as the last 30 days).
  */
 export async function partnerDashboard(
   db: Db,
@@ -47,21 +56,16 @@ export async function partnerDashboard(
   let today = DateTime.fromJSDate(now, { zone: 'utc' }).startOf('day');
   let from = today.minus({ days: DASHBOARD_DAYS - 1 });
   if (range) {
-    from = DateTime.fromISO(range.from, { zone: 'utc' }).startOf('day');
-    today = DateTime.fromISO(range.to, { zone: 'utc' }).startOf('day');
-    const errors: FieldError[] = [];
+    // a missing end is the dashboard's own refusal (neither is the last 30 days); two days given, the
+    // exports' rule (a wrong date, a reversed or longer range) in the dashboard's words
     const both = 'give both days, or neither for the last 30 days';
-    if (!range.from) errors.push({ field: '/from', code: 'required', message: both });
-    else if (!from.isValid)
-      errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
-    if (!range.to) errors.push({ field: '/to', code: 'required', message: both });
-    else if (!today.isValid)
-      errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
-    if (!errors.length && today < from)
-      errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before the first day' });
-    if (!errors.length && today.diff(from, 'days').days >= DASHBOARD_MAX_DAYS)
-      errors.push({ field: '/to', code: 'out_of_range', message: `the period is at most ${DASHBOARD_MAX_DAYS} days` });
-    if (errors.length) throw new DomainError('validation_failed', 'The period is not valid.', { errors });
+    const missing: FieldError[] = [];
+    if (!range.from) missing.push({ field: '/from', code: 'required', message: both });
+    if (!range.to) missing.push({ field: '/to', code: 'required', message: both });
+    if (missing.length) throw new DomainError('validation_failed', 'The period is not valid.', { errors: missing });
+    const period = dayRange(range.from, range.to, PERIOD_WORDS);
+    from = DateTime.fromJSDate(period.from, { zone: 'utc' });
+    today = DateTime.fromJSDate(period.to, { zone: 'utc' }).minus({ days: 1 });
   }
   const length = Math.round(today.diff(from, 'days').days) + 1;
   const days = Array.from({ length }, (_, i) => from.plus({ days: i }).toISODate()!);

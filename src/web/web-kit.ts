@@ -216,7 +216,8 @@ export function problemLines(error: DomainError, lang: Lang, labels: FieldLabels
  * A field error's text in the page's language: English, the domain's own message, an API field it
  * names in camelCase ("must be on or after fromDate") told by its label in `labels` ("must be on or after “Opened
  * from”"); another language, its code's words — with the ceiling an `out_of_range` amount names
- * (`atMostIn`), so a French operator is told the cap too ("au plus 11111111,11 USD").
+ * (`atMostIn`), so a French operator is told the cap too ("au plus 11111111,11 USD"), and the bound a
+ * `too_long` text names (`charactersAtMostIn`: "au plus 500 caractères").
  */
 export function fieldErrorText(e: FieldError, lang: Lang, labels: FieldLabels = {}): string {
   if (lang === 'en')
@@ -230,11 +231,26 @@ export function fieldErrorText(e: FieldError, lang: Lang, labels: FieldLabels = 
   const w = t(lang);
   const most = e.code === 'out_of_range' ? atMostIn(e.message) : undefined;
   if (most) return w.fieldErrorAtMost(lang === 'fr' ? most.amount.replace('.', ',') : most.amount, most.currency);
-  // an export's range longer than its maximum, in the ledger's `dayRange` own words only: other "at most
-  // N days" rules count otherwise (the claims list's allows N days after the first, N + 1 both included)
+  // a range longer than its maximum, in the words of the ledger's `dayRange` only (the exports' "after
+  // from", the dashboard's "after the first day"): other "at most N days" rules count otherwise (the
+  // claims list's allows N days after the first, N + 1 both included)
   const days =
-    e.code === 'out_of_range' ? /^must be at most (\d+) days after from, both included\b/.exec(e.message) : null;
-  return days ? w.fieldErrorAtMostDays(Number(days[1])) : w.fieldErrors[e.code];
+    e.code === 'out_of_range'
+      ? /^must be at most (\d+) days after (?:from|the first day), both included\b/.exec(e.message)
+      : null;
+  if (days) return w.fieldErrorAtMostDays(Number(days[1]));
+  const characters = e.code === 'too_long' ? charactersAtMostIn(e.message) : undefined;
+  return characters === undefined ? w.fieldErrors[e.code] : w.fieldErrorAtMostCharacters(characters);
+}
+
+/**
+ * The most characters a `too_long` message names, as the domain writes it ("must be at most 500
+ * characters", `typedTooLong`; "must be 1 to 500 characters") or Ajv does ("must NOT have more than 200
+ * characters").
+ */
+function charactersAtMostIn(message: string): number | undefined {
+  const found = /\b(?:at most|1 to|more than) (\d+) characters\b/.exec(message);
+  return found ? Number(found[1]) : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, listBinding } from '../platform/cursor.ts';
 import type { Environment, WebhookDeliveryStatus, WebhookPausedReason } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { maskTyped } from '../platform/personal-text.ts';
 import { pauseEndedReason, PREVIOUS_SECRET_GRACE_MS } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
@@ -129,18 +129,14 @@ export interface AddEndpointInput {
 
 /**
  * An endpoint's description as it is kept: trimmed (empty: none), at most 200 characters as typed
- * (checked before masking, as the API's schema does), with the IBANs, email addresses and phone
- * numbers it may quote masked like any free text kept (maskPersonalDataIn; docs/DECISIONS.md,
+ * (checked before masking, as the API's schema does: `maskTyped`), with the IBANs, email addresses and
+ * phone numbers it may quote masked like any free text kept (maskPersonalDataIn; docs/DECISIONS.md,
  * "Free text is kept with its personal data masked").
  */
 function endpointDescription(text: string | null | undefined): string | null {
-  const typed = text?.trim() ?? '';
-  if (typed.length > 200) {
-    throw new DomainError('validation_failed', 'The description is too long.', {
-      errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
-    });
-  }
-  return maskPersonalDataIn(typed) || null;
+  const { masked, error } = maskTyped(text?.trim() ?? '', { field: '/description', typed: 200 });
+  if (error) throw new DomainError('validation_failed', 'The description is too long.', { errors: [error] });
+  return masked || null;
 }
 
 /**

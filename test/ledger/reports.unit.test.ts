@@ -6,6 +6,7 @@ import { statementPdf, toCsv, toXlsx } from '../../src/ledger/render.ts';
 import {
   CLAIM_COLUMNS,
   dayRange,
+  EXPORT_RANGE_WORDS,
   evidenceSummary,
   MAX_EXPORT_DAYS,
   monthPeriod,
@@ -60,9 +61,35 @@ describe('ledger reports: periods and CSV', () => {
         e.extra.errors?.length === 1 &&
         e.extra.errors[0]!.field === '/to' &&
         e.extra.errors[0]!.code === 'out_of_range' &&
-        e.extra.errors[0]!.message.includes('at most 366 days'),
+        e.extra.errors[0]!.message ===
+          'must be at most 366 days after from, both included (export a longer range a year at a time)',
     );
     assert.throws(() => dayRange('2020-01-01', '2026-11-30'), DomainError);
+  });
+
+  it("a date range's refusals: the exports' words by default, another caller's (the dashboard's) when given", () => {
+    const messages = (run: () => unknown) => {
+      try {
+        run();
+      } catch (e) {
+        if (e instanceof DomainError) return e.extra.errors?.map((f) => `${f.field} ${f.code} ${f.message}`);
+      }
+      return assert.fail('expected a DomainError');
+    };
+    assert.deepEqual(
+      messages(() => dayRange('2026-11-02', '2026-11-01')),
+      ['/to out_of_range must not be before from'],
+    );
+    const words = { beforeStart: 'not before the first day', longer: (max: number) => `at most ${max} days` };
+    assert.deepEqual(
+      messages(() => dayRange('2026-11-02', '2026-11-01', words)),
+      ['/to out_of_range not before the first day'],
+    );
+    assert.deepEqual(
+      messages(() => dayRange('2028-01-01', '2029-01-01', words)),
+      ['/to out_of_range at most 366 days'],
+    );
+    assert.equal(EXPORT_RANGE_WORDS.beforeStart, 'must not be before from');
   });
 
   it('CSV: exact decimals in the row currency, signed; quoting; no formula injection in text', () => {

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agreementAt, agreementChanges, futureViolations, parseEffective } from '../../src/partners/amendments.ts';
+import {
+  agreementAt,
+  agreementChanges,
+  amendAgreement,
+  futureViolations,
+  parseEffective,
+} from '../../src/partners/amendments.ts';
 import type { Agreement } from '../../src/partners/model.ts';
+import type { Db } from '../../src/platform/db.ts';
+import { DomainError } from '../../src/platform/errors.ts';
 
 /** The pure rules of amendable agreements: the version in force, what changed, future violations, dates. */
 
@@ -81,5 +89,42 @@ describe('amendable agreements, pure rules', () => {
     assert.equal(parseEffective('2026-12-01T09:00-13:00', now), undefined);
     assert.equal(parseEffective('2026-12-01T09:00+15:30', now), undefined);
     assert.equal(parseEffective('tomorrow', now), undefined);
+  });
+});
+
+describe("an amendment's reason", () => {
+  const now = at('2026-11-01T10:00:00Z');
+  /** Past the checks: the stub database's transaction, opened once every field is good. */
+  const pastTheChecks = new Error('past the checks: the transaction opened');
+  const db = {
+    transaction: () => {
+      throw pastTheChecks;
+    },
+  } as unknown as Db;
+  /** The reason's refusal (undefined: the reason passed, the transaction was opened); the check comes before any database access. */
+  const reasonError = async (reason: string) => {
+    const input = { ...version(2, '2026-12-01T00:00:00Z'), effectiveAt: at('2026-12-01T00:00:00Z'), reason };
+    try {
+      await amendAgreement(db, 'operator:test', 'p', input, now);
+    } catch (error) {
+      if (error === pastTheChecks) return undefined;
+      if (error instanceof DomainError) return error.extra.errors?.find((e) => e.field === '/reason');
+      throw error;
+    }
+    assert.fail('expected a refusal');
+  };
+
+  test('over 500 characters once masked, or 2,000 as typed: too_long naming the 500 kept, like the desk and stop-sales', async () => {
+    const tooLong = { field: '/reason', code: 'too_long', message: 'must be at most 500 characters' };
+    assert.deepEqual(await reasonError('a'.repeat(2001)), tooLong);
+    assert.deepEqual(await reasonError('a'.repeat(2000)), tooLong);
+    assert.deepEqual(await reasonError('a'.repeat(501)), tooLong);
+    // empty: its own words
+    assert.deepEqual(await reasonError(' '), {
+      field: '/reason',
+      code: 'out_of_range',
+      message: 'give the reason, 1-500 characters',
+    });
+    assert.equal(await reasonError('a'.repeat(500)), undefined);
   });
 });

@@ -7,7 +7,10 @@ import {
   maskIbansIn,
   maskNameIn,
   maskPersonalDataIn,
+  maskTyped,
   maskUsAccountsIn,
+  REASON_LENGTH,
+  typedTooLong,
 } from '../../src/platform/personal-text.ts';
 
 describe('free text kept without the personal data it quotes', () => {
@@ -142,5 +145,44 @@ describe('free text kept without the personal data it quotes', () => {
     assert.equal(maskUsAccountsIn('flight 2031 delayed 180 minutes'), 'flight 2031 delayed 180 minutes');
     // masked already: masked again, nothing changes
     assert.equal(maskUsAccountsIn('old konto •••• 4444'), 'old konto •••• 4444');
+  });
+});
+
+describe('free text checked by its length as typed before any pattern', () => {
+  const bound = { field: '/reason', ...REASON_LENGTH };
+
+  it('takes a text of exactly the typed maximum, refuses one more: too_long naming the maximum kept', () => {
+    assert.equal(typedTooLong('a'.repeat(2000), bound), undefined);
+    assert.deepEqual(typedTooLong('a'.repeat(2001), bound), {
+      field: '/reason',
+      code: 'too_long',
+      message: 'must be at most 500 characters',
+    });
+    // without a kept maximum, the typed one is named
+    assert.equal(typedTooLong('a'.repeat(200), { field: '/description', typed: 200 }), undefined);
+    assert.equal(
+      typedTooLong('a'.repeat(201), { field: '/description', typed: 200 })?.message,
+      'must be at most 200 characters',
+    );
+  });
+
+  it('masks a text within the bound, and never runs the masks on one past it', () => {
+    const masked: string[] = [];
+    const mask = (typed: string) => {
+      masked.push(typed);
+      return maskPersonalDataIn(typed);
+    };
+    const within = `write to jean.dupont@example.com ${'a'.repeat(2000 - 33)}`;
+    assert.equal(within.length, 2000);
+    assert.equal(maskTyped(within, bound, mask).masked, within.replace('jean.dupont@example.com', '[email]'));
+    assert.deepEqual(masked, [within]);
+    // a form's 16 KiB of an address-like text, the email pattern's slow case: refused by its length alone
+    const huge = `${'a.'.repeat(8_000)}@`;
+    const refused = maskTyped(huge, bound, mask);
+    assert.equal(refused.error?.code, 'too_long');
+    assert.equal(refused.masked, undefined);
+    assert.deepEqual(masked, [within], 'the mask is not called on a text past the bound');
+    // the default mask is maskPersonalDataIn
+    assert.equal(maskTyped('call +33 6 12 34 56 78', bound).masked, 'call [phone]');
   });
 });

@@ -161,7 +161,7 @@ describe('operator console — limits', () => {
       reason: 'a'.repeat(16_000),
     });
     assert.equal(longReason.statusCode, 422);
-    assert.match(longReason.body, /must be 1 to 500 characters/);
+    assert.match(longReason.body, /must be at most 500 characters/);
     assert.doesNotMatch(longReason.body, /id="s-reason"[^>]*maxlength=/, 'nor cut by the browser: no maxlength');
     const stopForm = {
       _csrf: csrf,

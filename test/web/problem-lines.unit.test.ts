@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { dayRange } from '../../src/ledger/reports.ts';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../src/platform/errors.ts';
+import { REASON_LENGTH, typedTooLong } from '../../src/platform/personal-text.ts';
 import { parseDeparture } from '../../src/reference/validate.ts';
 import { checkAgreement } from '../../src/partners/partners.ts';
 import { agreementProblemLines, type AgreementFormValues } from '../../src/web/agreement-form.ts';
@@ -43,18 +44,12 @@ describe('domain errors on pages', () => {
       'to\u202f: est hors des limites permises\u202f: au plus 366\u00a0jours, les deux inclus',
     ]);
     assert.match(problemLines(long, 'en')[0]!, /^to: must be at most 366 days after from/);
-    // only the export's own message: the claims list's rule (367 days both included) and the dashboard's
-    // period keep the plain words, not a "both included" count that is not theirs
+    // only the ledger's own message (the exports' and the dashboard's range): the claims list's rule
+    // (367 days both included) keeps the plain words, not a "both included" count that is not its own
     const others = new DomainError('validation_failed', 'The date range is longer than 366 days.', {
-      errors: [
-        { field: '/toDate', code: 'out_of_range', message: 'at most 366 days after fromDate' },
-        { field: '/to', code: 'out_of_range', message: 'the period is at most 366 days' },
-      ],
+      errors: [{ field: '/toDate', code: 'out_of_range', message: 'at most 366 days after fromDate' }],
     });
-    assert.deepEqual(problemLines(others, 'fr'), [
-      'toDate\u202f: est hors des limites permises',
-      'to\u202f: est hors des limites permises',
-    ]);
+    assert.deepEqual(problemLines(others, 'fr'), ['toDate\u202f: est hors des limites permises']);
   });
 
   test("a French page names the ceiling an amount is above, as the agreement's check and the desk's correction say it", () => {
@@ -93,6 +88,29 @@ describe('domain errors on pages', () => {
       errors: [{ field: '/amount', code: 'out_of_range', message: 'must be more than zero' }],
     });
     assert.deepEqual(problemLines(plain, 'fr'), ['amount\u202f: est hors des limites permises']);
+  });
+
+  test('a French page names the most characters a text too long may have, as the English message does', () => {
+    const desk = new DomainError('validation_failed', 'The action is not valid.', {
+      errors: [
+        typedTooLong('a'.repeat(2001), { field: '/reason', ...REASON_LENGTH })!,
+        { field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' },
+        { field: '/phone', code: 'too_long', message: 'must be at most 40 characters as typed (a number…); 60 given' },
+        { field: '/description', code: 'too_long', message: 'must NOT have more than 200 characters' },
+      ],
+    });
+    assert.deepEqual(problemLines(desk, 'fr', { reason: 'Motif' }), [
+      'Motif\u202f: est trop long\u202f: au plus 500\u00a0caractères',
+      'Motif\u202f: est trop long\u202f: au plus 500\u00a0caractères',
+      'phone\u202f: est trop long\u202f: au plus 40\u00a0caractères',
+      'description\u202f: est trop long\u202f: au plus 200\u00a0caractères',
+    ]);
+    assert.equal(problemLines(desk, 'en')[0], 'reason: must be at most 500 characters');
+    // a too_long naming no bound keeps the code's words
+    const plain = new DomainError('validation_failed', 'x', {
+      errors: [{ field: '/amount', code: 'too_long', message: 'is too long' }],
+    });
+    assert.deepEqual(problemLines(plain, 'fr'), ['amount\u202f: est trop long']);
   });
 
   test('a departure time keeps the code of what is wrong with it', () => {

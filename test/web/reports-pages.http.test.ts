@@ -161,10 +161,25 @@ describe('money reports in the consoles', () => {
     assert.doesNotMatch(fromOnly.body, /id="d-from-error"/);
     const tooLong = await browser.get(`/console/dashboard?env=sandbox&from=2020-01-01&to=${today()}`);
     assert.equal(tooLong.statusCode, 422);
-    assert.match(tooLong.body, /id="d-to-error">the period is at most 366 days</);
+    // the exports' rule (ledger `dayRange`): 366 days both included, in the dashboard's words — a period,
+    // not an export: no "a year at a time", and the form's first day, not the API's `from`
+    assert.match(tooLong.body, /id="d-to-error">must be at most 366 days after the first day, both included<\/p>/);
+    assert.doesNotMatch(tooLong.body, /year at a time|after from/);
+    const year = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-365)}&to=${today()}`);
+    assert.equal(year.statusCode, 200, '366 days, both included');
+    assert.equal(
+      (await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-366)}&to=${today()}`)).statusCode,
+      422,
+      '367 days',
+    );
     assert.equal((await browser.get('/console/dashboard?env=sandbox&from=&to=')).statusCode, 200, 'neither: 30 days');
     // the operator's downloads are not the partner's
     assert.notEqual((await browser.get(`/admin/reports?partner=${partner.slug}`)).statusCode, 200);
+    // in French, the dashboard's refusal names its 366 days too
+    await browser.get('/lang/fr?next=/console/dashboard');
+    const tooLongFr = await browser.get(`/console/dashboard?env=sandbox&from=2020-01-01&to=${today()}`);
+    assert.equal(tooLongFr.statusCode, 422);
+    assert.ok(tooLongFr.body.includes('au plus 366\u00a0jours, les deux inclus'), 'the French refusal names it');
   });
 
   test('the operator downloads any partner’s bordereaux as CSV and XLSX, with the statement’s totals', async () => {
@@ -218,7 +233,10 @@ describe('money reports in the consoles', () => {
     assert.equal(tooLong.statusCode, 422);
     assert.match(tooLong.body, /at most 366 days/);
     // the field told by the form's label, not the API's name
-    assert.match(tooLong.body, /To: must be at most 366 days after from, both included/);
+    assert.match(
+      tooLong.body,
+      /To: must be at most 366 days after from, both included \(export a longer range a year at a time\)/,
+    );
     assert.doesNotMatch(tooLong.body, /\bto: /);
 
     // in French, the form states the limit and the refusal names it
