@@ -14,7 +14,6 @@ import {
   checkFlightWatch,
   dispatchDueChecks,
   planWatches,
-  SharedCircuitBreaker,
   type FlightProviders,
 } from '../monitoring/index.ts';
 import {
@@ -37,6 +36,7 @@ import {
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, pauseFailingEndpoints, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank, runScheduledSepaBatch, settleAchPayouts, type SettleWarning } from '../payouts/index.ts';
+import { SharedCircuitBreaker } from '../platform/circuit-breaker.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
