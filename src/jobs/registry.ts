@@ -10,12 +10,7 @@ import {
   type ResendRequest,
   LINK_USELESS_CLAIM_STATUSES,
 } from '../claims/index.ts';
-import {
-  checkFlightWatch,
-  dispatchDueChecks,
-  planWatches,
-  type FlightProviders,
-} from '../monitoring/index.ts';
+import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
   EMAIL_QUEUE_POLICY,
   SMTP_CIRCUIT,
