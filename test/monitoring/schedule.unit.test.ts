@@ -142,7 +142,11 @@ describe('circuit breaker and Retry-After', () => {
   it('a failure saying when to come back opens it at once until then (capped at an hour); a count-opening waits at least as long', () => {
     const t0 = at('2031-06-01T12:00:00Z');
     const after = (s: number) => new Date(t0.getTime() + s * 1000);
-    const breaker = new CircuitBreaker({ failureThreshold: 5, coolDownMs: 60_000, maxRetryAfterMs: MAX_RETRY_AFTER_MS });
+    const breaker = new CircuitBreaker({
+      failureThreshold: 5,
+      coolDownMs: 60_000,
+      maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+    });
     const take = () => {
       const permit = breaker.acquire(t0);
       assert.ok(permit.allowed);

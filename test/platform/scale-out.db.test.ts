@@ -289,7 +289,7 @@ describe('circuit breaker shared through the database', () => {
       await one.success(first);
       assert.equal(one.state, 'half_open', "the first probe's late success does not close it");
       await one.failure(at(3 * MINUTE + 2_000), first);
-      assert.equal(one.state, 'half_open', "nor does its late failure open it again");
+      assert.equal(one.state, 'half_open', 'nor does its late failure open it again');
       assert.equal((await one.acquire(at(3 * MINUTE + 3_000))).allowed, false, 'the second probe is still the one');
       // the second probe's own answers act: its release gives the turn back, its success closes the circuit
       await two.release(second);
