@@ -18,7 +18,8 @@
  * that timed out (`probeTimeoutMs`) is replaced by a newer one, with a newer mark, and the old probe's
  * late answer — success, failure or release — is then a straggler's: it neither closes the circuit,
  * nor opens it by count, nor clears the newer probe's mark (which would let a third probe through
- * beside it). Two probes of one generation never share a mark: the next one starts at least
+ * beside it); nor, once the newer probe closed the circuit (closing keeps the generation), counts or
+ * resets the count: a probe's answer acts only while it is the current probe. Two probes of one generation never share a mark: the next one starts at least
  * `probeTimeoutMs` after, or once the mark was cleared by the previous one's own answer.
  *
  * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
@@ -124,10 +125,10 @@ export class CircuitBreaker implements Breaker {
 
   /**
    * The provider answered (a flight, or "no such flight") the call `permit` let through. Closes the
-   * circuit (resets the count) only when the permit is of the current generation and the circuit is
-   * closed or the permit is the half-open circuit's current probe: a straggler's answer — a call made
-   * before it opened, or a probe a newer one replaced — does not, least of all against the provider's
-   * Retry-After.
+   * circuit (resets the count) only when the permit is a call of the closed circuit's current
+   * generation, or the half-open circuit's current probe: a straggler's answer — a call made before it
+   * opened, or a probe a newer one replaced (even once the newer one closed it) — does not, least of
+   * all against the provider's Retry-After.
    */
   success(permit: Granted): void {
     if (!closes(permit, this.generation, this.current, this.probeStartedAt)) return;
@@ -148,16 +149,14 @@ export class CircuitBreaker implements Breaker {
 
   /**
    * The provider failed (error, timeout, rejection) at `now` (when the failure is recorded);
-   * `retryAfterMs`: it said when to come back. Counts only when the permit is of the current
-   * generation; while half-open, only the current probe's own failure opens it again.
+   * `retryAfterMs`: it said when to come back. Counts only as `counts` says; a probe's failure opens
+   * it again only while it is the current probe (not once a newer probe closed it). A Retry-After
+   * opens it whoever says it.
    */
   failure(now: Date, permit: Granted, retryAfterMs?: number): void {
-    const current = permit.generation === this.generation;
-    if (current) this.failures += 1;
-    const byCount =
-      this.current === 'half_open'
-        ? isCurrentProbe(permit, this.generation, this.current, this.probeStartedAt)
-        : current && this.current === 'closed' && this.failures >= this.threshold;
+    const counted = counts(permit, this.generation, this.current, this.probeStartedAt);
+    if (counted) this.failures += 1;
+    const byCount = permit.probe ? counted : counted && this.current === 'closed' && this.failures >= this.threshold;
     const until = openUntil(now, byCount, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs);
     if (until) {
       const wasOpen = this.current === 'open';
@@ -199,12 +198,21 @@ function isCurrentProbe(
   );
 }
 
-/** Whether a success on `permit` closes the circuit (generation `generation`, in `state`, its probe's mark `probeStartedAt`). */
+/**
+ * Whether `permit`'s answer counts (generation `generation`, in `state`, its probe's mark
+ * `probeStartedAt`): a probe's only while it is the half-open circuit's current probe — a replaced
+ * probe's, even once the newer one closed the circuit (closing keeps the generation), is a
+ * straggler's —, a call of the closed circuit's while of the current generation.
+ */
+function counts(permit: Granted, generation: number, state: CircuitState, probeStartedAt: number | undefined): boolean {
+  return permit.probe ? isCurrentProbe(permit, generation, state, probeStartedAt) : permit.generation === generation;
+}
+
+/** Whether a success on `permit` closes the circuit (resets its count): as `counts`, a call's only while closed. */
 function closes(permit: Granted, generation: number, state: CircuitState, probeStartedAt: number | undefined): boolean {
-  return (
-    (permit.generation === generation && state === 'closed') ||
-    isCurrentProbe(permit, generation, state, probeStartedAt)
-  );
+  return permit.probe
+    ? isCurrentProbe(permit, generation, state, probeStartedAt)
+    : permit.generation === generation && state === 'closed';
 }
 
 /**
@@ -290,18 +298,15 @@ export class SharedCircuitBreaker implements Breaker {
       .updateTable('provider_circuits')
       .set({ state: 'closed', failures: 0, probe_started_at: null, updated_at: new Date() })
       .where('provider', '=', this.key)
-      // the same rule as closes(): a straggler's answer (an older generation, or not the current probe's
-      // while half-open — a call of the closed circuit, or a probe a newer one replaced) leaves it as it is
+      // the same rule as closes(): a straggler's answer (an older generation; a call of the closed
+      // circuit while half-open; a probe that is not the current one — replaced by a newer one, even once
+      // that one closed it) leaves it as it is
       .where('generation', '=', permit.generation)
-      .where((eb) => {
-        const closedCounting = eb.and([eb('state', '=', 'closed'), eb('failures', '<>', 0)]);
-        return permit.probe
-          ? eb.or([
-              closedCounting,
-              eb.and([eb('state', '=', 'half_open'), eb('probe_started_at', '=', permit.probeStartedAt)]),
-            ])
-          : closedCounting;
-      })
+      .where((eb) =>
+        permit.probe
+          ? eb.and([eb('state', '=', 'half_open'), eb('probe_started_at', '=', permit.probeStartedAt)])
+          : eb.and([eb('state', '=', 'closed'), eb('failures', '<>', 0)]),
+      )
       .returning('state')
       .executeTakeFirst();
     if (row) {
@@ -335,11 +340,14 @@ export class SharedCircuitBreaker implements Breaker {
 
   async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
     await this.ensure();
-    const current = sql<boolean>`(generation = ${permit.generation})`;
-    // while half-open, only the current probe's failure (its mark still there) opens it by count
+    // the same rule as counts(): a probe's failure only while it is the current probe (half-open, its
+    // mark still there) — and then it opens the circuit again; a call's while of the current generation
+    const counted = permit.probe
+      ? sql<boolean>`(generation = ${permit.generation} AND state = 'half_open' AND probe_started_at = ${permit.probeStartedAt}::timestamptz)`
+      : sql<boolean>`(generation = ${permit.generation})`;
     const byCount = permit.probe
-      ? sql<boolean>`(${current} AND ((state = 'half_open' AND probe_started_at = ${permit.probeStartedAt}::timestamptz) OR (state = 'closed' AND failures + 1 >= ${this.threshold})))`
-      : sql<boolean>`(${current} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
+      ? counted
+      : sql<boolean>`(${counted} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
     // the instant for each case, computed here; NULL when that case does not open the circuit
     const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!;
     const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs) ?? null;
@@ -348,7 +356,7 @@ export class SharedCircuitBreaker implements Breaker {
     const row = await this.db
       .updateTable('provider_circuits')
       .set({
-        failures: sql`CASE WHEN ${current} THEN failures + 1 ELSE failures END`,
+        failures: sql`CASE WHEN ${counted} THEN failures + 1 ELSE failures END`,
         state: sql`CASE WHEN ${opens} THEN 'open' ELSE state END`,
         generation: sql`CASE WHEN ${opens} AND state <> 'open' THEN generation + 1 ELSE generation END`,
         // already open (a straggler's failure): never earlier than it was

@@ -297,6 +297,18 @@ describe('circuit breaker shared through the database', () => {
       assert.equal(third.probe, true, 'released by the probe that held it, the turn is taken at once');
       await one.success(third);
       assert.equal(one.state, 'closed');
+      // closing keeps the generation: the replaced probes answering now are still stragglers
+      await two.failure(at(3 * MINUTE + 5_000), first);
+      await one.failure(at(3 * MINUTE + 5_000), second);
+      assert.equal(
+        two.state,
+        'closed',
+        "a replaced probe's late failure does not open the circuit the newer one closed",
+      );
+      assert.deepEqual(await one.acquire(at(3 * MINUTE + 6_000)), { allowed: true, probe: false, generation: 1 });
+      // but its Retry-After is the provider speaking now
+      await two.failure(at(3 * MINUTE + 7_000), first, 30_000);
+      assert.deepEqual(await one.acquire(at(3 * MINUTE + 8_000)), { allowed: false, retryAt: at(3 * MINUTE + 37_000) });
     });
   }
 });
