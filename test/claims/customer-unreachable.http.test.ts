@@ -125,10 +125,10 @@ describe('claims: a customer the first message did not reach (sandbox simulation
     });
 
   // the sandbox's refused email addresses (REFUSED_TEST_ADDRESSES): answered as a mail server answers RCPT TO
-  for (const [email, reply, told] of [
-    ['unknown-mailbox@sandbox.parasol.invalid', 'SMTP 550 5.1.1 to RCPT', true],
-    ['Disabled-Mailbox@sandbox.parasol.invalid', 'SMTP 550 5.2.1 to RCPT', true],
-    ['full-mailbox@sandbox.parasol.invalid', 'SMTP 552 5.2.2 to RCPT', false],
+  for (const [email, reply, responseCode, told] of [
+    ['unknown-mailbox@sandbox.parasol.invalid', 'SMTP 550 5.1.1 to RCPT', 550, true],
+    ['Disabled-Mailbox@sandbox.parasol.invalid', 'SMTP 550 5.2.1 to RCPT', 550, true],
+    ['full-mailbox@sandbox.parasol.invalid', 'SMTP 552 5.2.2 to RCPT', 552, false],
   ] as const)
     it(`email ${email}: refused as a server would (${reply}); ${told ? 'the partner told, channel email' : 'the message blamed, nobody told'}`, async () => {
       const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, customer: { email } });
@@ -151,12 +151,23 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       const refused = await eventually(() =>
         t.db
           .selectFrom('emails')
-          .select(['status', 'provider', 'last_error'])
+          .select(['id', 'status', 'provider', 'last_error'])
           .where('dedupe_key', '=', `claim:${claim.id}:bank-details`)
           .where('status', '=', 'rejected')
           .executeTakeFirst(),
       );
-      assert.deepEqual(refused, { status: 'rejected', provider: 'outbox', last_error: `outbox: ${reply}` });
+      const { id: emailId, ...rejected } = refused;
+      assert.deepEqual(rejected, { status: 'rejected', provider: 'outbox', last_error: `outbox: ${reply}` });
+      // audited as production's refusals are (written with the rejection, in one transaction)
+      const audits = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'email')
+        .where('entity_id', '=', emailId)
+        .execute();
+      assert.deepEqual(audits, [
+        { action: 'email_rejected', data: { kind: 'claim_opened', responseCode, recipient: told } },
+      ]);
       const events = (await eventsOf('claim.customer_unreachable', insured.contractNumber)) as {
         channel: string;
         deliveryStatus: string;
