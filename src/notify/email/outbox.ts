@@ -9,13 +9,14 @@ import {
 import { classifySmtpError } from './smtp.ts';
 
 /**
- * Sandbox recipients that a mail server refuses: the outbox answers them as a real server answers
- * that reply at RCPT TO — read by the SMTP provider's own rules (`classifySmtpError`), so the message is
+ * Test recipients that a mail server refuses: the outbox answers them as a real server answers that
+ * reply at RCPT TO — read by the SMTP provider's own rules (`classifySmtpError`), so the message is
  * `rejected` with the same `last_error` (`outbox: SMTP 550 5.1.1 to RCPT`), and for the address (5.1.1
  * no such mailbox, 5.2.1 disabled) the claim's partner gets `claim.customer_unreachable` (channel
  * `email`, `errorCode` 550), as in production; a full mailbox (5.2.2) blames the message, nobody told.
- * The domain is reserved (RFC 2606 `.invalid`): no real mailbox has these addresses. Compared without
- * case. Docs: docs/sms.md ("Customer emails"), docs/webhooks.md.
+ * Wherever the outbox sends: sandbox and preproduction, and every message when no SMTP server is
+ * configured — harmless there too: the domain is reserved (RFC 2606 `.invalid`), no real mailbox has
+ * these addresses. Compared without case. Docs: docs/sms.md ("Customer emails"), docs/webhooks.md.
  */
 export const REFUSED_TEST_ADDRESSES: Readonly<Record<string, { responseCode: number; response: string }>> = {
   'unknown-mailbox@sandbox.parasol.invalid': {
@@ -34,7 +35,7 @@ export const REFUSED_TEST_ADDRESSES: Readonly<Record<string, { responseCode: num
  * sends); marking it sent by `outbox` puts it in the outbox an operator reads (`/admin/emails`,
  * `parasol emails list`). Used for sandbox and preproduction messages, and for every message when
  * no SMTP server is configured (a development or demo deployment). It refuses what a server would:
- * an address that is none, and the sandbox's refused recipients (`REFUSED_TEST_ADDRESSES`).
+ * an address that is none, and the refused test recipients (`REFUSED_TEST_ADDRESSES`).
  */
 export class OutboxEmailProvider implements EmailProvider {
   readonly name = 'outbox';
