@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
+import { flightProviders } from '../../src/monitoring/providers.ts';
 import { backoffMs, giveUpAt, MAX_RETRY_AFTER_MS, nextPendingCheck } from '../../src/monitoring/schedule.ts';
 import { CircuitBreaker, type Granted } from '../../src/platform/circuit-breaker.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
@@ -183,6 +185,19 @@ describe('circuit breaker and Retry-After', () => {
     assert.ok(permit.allowed);
     count.failure(t0, permit, 10_000);
     assert.deepEqual(count.acquire(t0), { allowed: false, retryAt: after(60) }, 'the cool-down when longer');
+  });
+
+  it("the monitoring's providers (flightProviders) obey a Retry-After for at most the watches' MAX_RETRY_AFTER_MS", async () => {
+    const t0 = at('2031-06-01T12:00:00Z');
+    const providers = flightProviders({ production: { name: 'fake' } as FlightStatusProvider }, { coolDownMs: 60_000 });
+    const breaker = providers.forEnvironment('production')!.breaker;
+    const permit = await breaker.acquire(t0);
+    assert.ok(permit.allowed);
+    await breaker.failure(t0, permit, 1e9);
+    assert.deepEqual(await breaker.acquire(t0), {
+      allowed: false,
+      retryAt: new Date(t0.getTime() + MAX_RETRY_AFTER_MS),
+    });
   });
 });
 
