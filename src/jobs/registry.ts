@@ -10,13 +10,7 @@ import {
   type ResendRequest,
   LINK_USELESS_CLAIM_STATUSES,
 } from '../claims/index.ts';
-import {
-  checkFlightWatch,
-  dispatchDueChecks,
-  planWatches,
-  SharedCircuitBreaker,
-  type FlightProviders,
-} from '../monitoring/index.ts';
+import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
   EMAIL_QUEUE_POLICY,
   SMTP_CIRCUIT,
@@ -37,6 +31,7 @@ import {
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, pauseFailingEndpoints, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank, runScheduledSepaBatch, settleAchPayouts, type SettleWarning } from '../payouts/index.ts';
+import { SharedCircuitBreaker } from '../platform/circuit-breaker.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';

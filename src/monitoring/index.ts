@@ -12,8 +12,6 @@ export {
 } from './operator-flight-event.ts';
 export { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
 export { flightProvidersFromConfig, type FlightProviders } from './providers.ts';
-// generic: the flight providers' breakers, and the SMTP back-off the email job shares (notify's SmtpGate)
-export { SharedCircuitBreaker } from './circuit-breaker.ts';
 export {
   findSimulatedFlightEvent,
   saveSimulatedFlightEvent,

@@ -1,8 +1,14 @@
 import type { FlightProviderConfig } from '../platform/config.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
-import { CircuitBreaker, SharedCircuitBreaker, type Breaker, type CircuitBreakerOptions } from './circuit-breaker.ts';
+import {
+  CircuitBreaker,
+  SharedCircuitBreaker,
+  type Breaker,
+  type CircuitBreakerOptions,
+} from '../platform/circuit-breaker.ts';
 import type { FlightStatusProvider } from './flight-status.ts';
+import { MAX_RETRY_AFTER_MS } from './schedule.ts';
 import { FlightAwareProvider, type FlightAwareOptions } from './flightaware.ts';
 import { FlightStatsProvider, type FlightStatsOptions } from './flightstats.ts';
 import { SqlSimulatedFlightStore, type SimulatedEnvironment } from './simulated-events-repo.ts';
@@ -43,14 +49,16 @@ export interface FlightProviders {
 }
 
 /**
- * Providers given explicitly (tests), each wrapped in a new breaker: in memory, or, with `shared`,
- * in the database (one per environment and provider name, shared by every process).
+ * Providers given explicitly (tests), each wrapped in a new breaker (platform/circuit-breaker.ts): in
+ * memory, or, with `shared`, in the database (one per environment and provider name, shared by every
+ * process). A provider's Retry-After is obeyed for at most `MAX_RETRY_AFTER_MS`, as by the watches.
  */
 export function flightProviders(
   providers: Partial<Record<Environment, FlightStatusProvider>>,
-  breaker: CircuitBreakerOptions = {},
+  options: CircuitBreakerOptions = {},
   shared?: { db: Db },
 ): FlightProviders {
+  const breaker = { maxRetryAfterMs: MAX_RETRY_AFTER_MS, ...options };
   const entries = new Map<Environment, MonitoredProvider>();
   for (const [environment, provider] of Object.entries(providers) as [
     Environment,

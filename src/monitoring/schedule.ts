@@ -48,8 +48,8 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /**
- * A provider's Retry-After is honoured for at most this long, by the circuit breaker and by a watch's
- * back-off alike: then one call asks again.
+ * A provider's Retry-After is honoured for at most this long, by the circuit breaker (providers.ts
+ * gives it as the breaker's `maxRetryAfterMs`) and by a watch's back-off alike: then one call asks again.
  */
 export const MAX_RETRY_AFTER_MS = HOUR;
 

@@ -818,7 +818,7 @@ export interface PartnerRateLimitsTable {
 
 /**
  * The circuit breaker of one provider — a flight-data provider's, or the SMTP server's (`email:smtp`) —
- * shared by every worker (monitoring/circuit-breaker.ts).
+ * shared by every worker (platform/circuit-breaker.ts, `SharedCircuitBreaker`).
  */
 export interface ProviderCircuitsTable {
   provider: string;

@@ -73,7 +73,7 @@ export const sepaBatchRunsTotal = new client.Counter({
 
 export const emailsTotal = new client.Counter({
   name: 'parasol_emails_total',
-  help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent, or a link email whose link no longer works (claim settled or payment pending, a newer link, or its link used or past its due date), not sent; retry: a failure the queue retries, by reason — deferred (SMTP 4xx), unreachable, network, refused (the server refused us: authentication, relay or policy — SMTP 530, 535, 5.7.x, 554; ours to fix, alert on it), no_provider, unexpected; given_up: still queued a day after it was written, marked rejected).',
+  help: "Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent, or a link email whose link no longer works (claim settled or payment pending, a newer link, or its link used or past its due date), not sent; retry: a failure the queue retries, by reason — deferred (SMTP 4xx), unreachable, network, refused (the server refused us: authentication, relay or policy — SMTP 530, 535, 5.7.x, 554; ours to fix, alert on it), no_provider, unexpected; given_up: still queued a day after it was written, marked rejected; held: a reminder held until the customer's morning; circuit_open: not tried, held while the SMTP circuit is open after a refused login — the SMTP outage alert counts it with retry).",
   labelNames: ['outcome', 'reason'] as const,
   registers: [registry],
 });

@@ -15,7 +15,7 @@ export function parseRetryAfter(value: string | null, now: Date = new Date()): n
 /**
  * A provider's Retry-After as the caller obeys it: never negative (nor NaN), at most `maxMs` — a huge
  * one (a day, 1e20) would hold a watch or a message that long. Each caller has its own cap: the flight
- * monitoring's MAX_RETRY_AFTER_MS (schedule, circuit breaker), the SMS queue's SMS_RETRY_AFTER_MAX_MS.
+ * monitoring's MAX_RETRY_AFTER_MS (schedule, and its circuit breakers: platform/circuit-breaker.ts), the SMS queue's SMS_RETRY_AFTER_MAX_MS.
  */
 export function clampRetryAfter(ms: number, maxMs: number): number {
   return Number.isNaN(ms) ? 0 : Math.min(Math.max(0, ms), maxMs);

@@ -124,6 +124,65 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       assert.equal(await queued(), 1, 'no second resend');
     });
 
+  // the sandbox's refused email addresses (REFUSED_TEST_ADDRESSES): answered as a mail server answers RCPT TO
+  for (const [email, reply, responseCode, told] of [
+    ['unknown-mailbox@sandbox.parasol.invalid', 'SMTP 550 5.1.1 to RCPT', 550, true],
+    ['Disabled-Mailbox@sandbox.parasol.invalid', 'SMTP 550 5.2.1 to RCPT', 550, true],
+    ['full-mailbox@sandbox.parasol.invalid', 'SMTP 552 5.2.2 to RCPT', 552, false],
+  ] as const)
+    it(`email ${email}: refused as a server would (${reply}); ${told ? 'the partner told, channel email' : 'the message blamed, nobody told'}`, async () => {
+      const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, customer: { email } });
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
+        partner.auth,
+      );
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      const contract = await t.db
+        .selectFrom('contracts')
+        .select('id')
+        .where('contract_number', '=', insured.contractNumber)
+        .executeTakeFirstOrThrow();
+      const claim = await eventually(() =>
+        t.db.selectFrom('claims').select('id').where('contract_id', '=', contract.id).executeTakeFirst(),
+      );
+      // the claim's first email, through the queue and its send job (the sandbox's outbox provider)
+      const refused = await eventually(() =>
+        t.db
+          .selectFrom('emails')
+          .select(['id', 'status', 'provider', 'last_error'])
+          .where('dedupe_key', '=', `claim:${claim.id}:bank-details`)
+          .where('status', '=', 'rejected')
+          .executeTakeFirst(),
+      );
+      const { id: emailId, ...rejected } = refused;
+      assert.deepEqual(rejected, { status: 'rejected', provider: 'outbox', last_error: `outbox: ${reply}` });
+      // audited as production's refusals are (written with the rejection, in one transaction)
+      const audits = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'email')
+        .where('entity_id', '=', emailId)
+        .execute();
+      assert.deepEqual(audits, [
+        { action: 'email_rejected', data: { kind: 'claim_opened', responseCode, recipient: told } },
+      ]);
+      const events = (await eventsOf('claim.customer_unreachable', insured.contractNumber)) as {
+        channel: string;
+        deliveryStatus: string;
+        errorCode: number | null;
+        message: string;
+      }[];
+      assert.deepEqual(
+        events.map((e) => [e.channel, e.deliveryStatus, e.errorCode, e.message]),
+        told ? [['email', 'rejected', 550, 'opened']] : [],
+        told ? 'the partner told once, channel email' : 'a full mailbox is not a wrong address',
+      );
+      // the SMS is its own channel: it still reaches the outbox
+      await eventually(async () => ((await messagesOf(insured.contractNumber)).length === 1 ? true : undefined));
+    });
+
   it('a new email with no new phone: one new link, texted and emailed to the new address; the job run again and the PATCH replayed send nothing twice', async () => {
     const insured = await insureFlight(t.app, partner, {
       flightNumber: `AF${seq++}`,

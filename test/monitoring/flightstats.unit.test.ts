@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { decide, ProviderError, ProviderRejected, type FlightQuery } from '../../src/monitoring/flight-status.ts';
-import { CircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
+import { CircuitBreaker } from '../../src/platform/circuit-breaker.ts';
 import { FLIGHTSTATS_DEFAULT_BASE_URL, FlightStatsProvider } from '../../src/monitoring/flightstats.ts';
 import {
   assertValidFlightStatsResponse,

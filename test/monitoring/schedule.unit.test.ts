@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { CircuitBreaker, MAX_RETRY_AFTER_MS, type Granted } from '../../src/monitoring/circuit-breaker.ts';
-import { backoffMs, giveUpAt, nextPendingCheck } from '../../src/monitoring/schedule.ts';
+import type { FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
+import { flightProviders } from '../../src/monitoring/providers.ts';
+import { backoffMs, giveUpAt, MAX_RETRY_AFTER_MS, nextPendingCheck } from '../../src/monitoring/schedule.ts';
+import { CircuitBreaker, type Granted } from '../../src/platform/circuit-breaker.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 
 /** The schedule, the back-off and the circuit breaker (pure), and the provider configuration. */
@@ -90,13 +92,18 @@ describe('circuit breaker', () => {
     breaker.failure(t0, granted(breaker, t0));
     assert.equal(breaker.state, 'open');
     assert.deepEqual(breaker.acquire(after(59)), { allowed: false, retryAt: after(60) });
-    assert.deepEqual(breaker.acquire(after(60)), { allowed: true, probe: true, generation: 1 });
+    assert.deepEqual(breaker.acquire(after(60)), {
+      allowed: true,
+      probe: true,
+      generation: 1,
+      probeStartedAt: after(60),
+    });
     assert.equal(breaker.state, 'half_open');
     assert.equal(breaker.acquire(after(61)).allowed, false, 'one probe at a time');
     const probe = breaker.acquire(after(91));
     assert.deepEqual(
       probe,
-      { allowed: true, probe: true, generation: 1 },
+      { allowed: true, probe: true, generation: 1, probeStartedAt: after(91) },
       'a probe that never reported back no longer blocks',
     );
     breaker.failure(after(91), probe);
@@ -137,7 +144,11 @@ describe('circuit breaker and Retry-After', () => {
   it('a failure saying when to come back opens it at once until then (capped at an hour); a count-opening waits at least as long', () => {
     const t0 = at('2031-06-01T12:00:00Z');
     const after = (s: number) => new Date(t0.getTime() + s * 1000);
-    const breaker = new CircuitBreaker({ failureThreshold: 5, coolDownMs: 60_000 });
+    const breaker = new CircuitBreaker({
+      failureThreshold: 5,
+      coolDownMs: 60_000,
+      maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+    });
     const take = () => {
       const permit = breaker.acquire(t0);
       assert.ok(permit.allowed);
@@ -150,7 +161,7 @@ describe('circuit breaker and Retry-After', () => {
     assert.equal(breaker.state, 'open', 'a call made before it opened answering late does not close it');
     assert.deepEqual(breaker.acquire(after(299)), { allowed: false, retryAt: after(300) });
     const probe = breaker.acquire(after(300));
-    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1 });
+    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1, probeStartedAt: after(300) });
     breaker.success(probe);
 
     breaker.failure(t0, take());
@@ -174,6 +185,19 @@ describe('circuit breaker and Retry-After', () => {
     assert.ok(permit.allowed);
     count.failure(t0, permit, 10_000);
     assert.deepEqual(count.acquire(t0), { allowed: false, retryAt: after(60) }, 'the cool-down when longer');
+  });
+
+  it("the monitoring's providers (flightProviders) obey a Retry-After for at most the watches' MAX_RETRY_AFTER_MS", async () => {
+    const t0 = at('2031-06-01T12:00:00Z');
+    const providers = flightProviders({ production: { name: 'fake' } as FlightStatusProvider }, { coolDownMs: 60_000 });
+    const breaker = providers.forEnvironment('production')!.breaker;
+    const permit = await breaker.acquire(t0);
+    assert.ok(permit.allowed);
+    await breaker.failure(t0, permit, 1e9);
+    assert.deepEqual(await breaker.acquire(t0), {
+      allowed: false,
+      retryAt: new Date(t0.getTime() + MAX_RETRY_AFTER_MS),
+    });
   });
 });
 

@@ -22,7 +22,7 @@ import {
   SMTP_CIRCUIT,
   type RejectedEmail,
 } from '../../src/notify/email/email-queue.ts';
-import { SharedCircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
+import { SharedCircuitBreaker } from '../../src/platform/circuit-breaker.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { classifySmtpError } from '../../src/notify/email/smtp.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';

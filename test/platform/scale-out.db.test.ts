@@ -5,7 +5,7 @@ import {
   SharedCircuitBreaker,
   type Breaker,
   type Granted,
-} from '../../src/monitoring/circuit-breaker.ts';
+} from '../../src/platform/circuit-breaker.ts';
 import { CHANGES_CHANNEL, JOBS_CHANNEL, Notifications } from '../../src/platform/notifications.ts';
 import {
   PartnerRateLimits,
@@ -211,7 +211,7 @@ describe('circuit breaker shared through the database', () => {
     assert.equal(refused.allowed, false, 'the other process makes no call');
     const later = new Date(now.getTime() + MINUTE + 1);
     const probe = await two.acquire(later);
-    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1 });
+    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1, probeStartedAt: later });
     assert.equal((await one.acquire(later)).allowed, false, 'one probe at a time, across processes');
     await two.success(probe);
     assert.deepEqual(await one.acquire(later), { allowed: true, probe: false, generation: 1 });
@@ -254,10 +254,61 @@ describe('circuit breaker shared through the database', () => {
       await one.success(probe);
       assert.equal(one.state, 'open', "the previous generation's probe answering late does not close it");
       const next = await granted(two, at(2 * MINUTE + 10_000));
-      assert.deepEqual(next, { allowed: true, probe: true, generation: 2 });
+      assert.deepEqual(next, { allowed: true, probe: true, generation: 2, probeStartedAt: at(2 * MINUTE + 10_000) });
       await two.success(next);
       assert.equal(two.state, 'closed', 'the probe of this generation closes it');
       assert.deepEqual(await one.acquire(at(2 * MINUTE + 10_001)), { allowed: true, probe: false, generation: 2 });
+    });
+
+    it(`half-open (${kind}): a probe that timed out and was replaced answers late as a straggler — its release leaves the newer probe's mark`, async (tc) => {
+      const database = await openTestDatabase(tc);
+      const key = `production:test-${kind}-replaced-probe`;
+      const options = { failureThreshold: 1, coolDownMs: MINUTE, probeTimeoutMs: 2 * MINUTE };
+      const local = new CircuitBreaker(options);
+      const [one, two]: [Breaker, Breaker] =
+        kind === 'shared'
+          ? [new SharedCircuitBreaker(database.db, key, options), new SharedCircuitBreaker(database.db, key, options)]
+          : [local, local];
+      const t0 = new Date('2031-06-01T12:00:00Z');
+      const at = (ms: number) => new Date(t0.getTime() + ms);
+      await one.failure(t0, await granted(one, t0));
+      assert.equal(one.state, 'open');
+      // the first probe hangs (its job died, or its call is slow): after its timeout a second one goes
+      const first = await granted(one, at(MINUTE));
+      assert.equal(first.probe, true);
+      assert.equal((await two.acquire(at(2 * MINUTE))).allowed, false, 'the first probe is still the one');
+      const second = await granted(two, at(3 * MINUTE));
+      assert.equal(second.probe, true, 'a probe that never reported back no longer blocks');
+      // the first answers late: nothing it says is the probe's any more
+      await one.release(first);
+      assert.equal(
+        (await two.acquire(at(3 * MINUTE + 1_000))).allowed,
+        false,
+        "the first probe's late release leaves the second probe's mark: no third probe beside it",
+      );
+      await one.success(first);
+      assert.equal(one.state, 'half_open', "the first probe's late success does not close it");
+      await one.failure(at(3 * MINUTE + 2_000), first);
+      assert.equal(one.state, 'half_open', 'nor does its late failure open it again');
+      assert.equal((await one.acquire(at(3 * MINUTE + 3_000))).allowed, false, 'the second probe is still the one');
+      // the second probe's own answers act: its release gives the turn back, its success closes the circuit
+      await two.release(second);
+      const third = await granted(one, at(3 * MINUTE + 4_000));
+      assert.equal(third.probe, true, 'released by the probe that held it, the turn is taken at once');
+      await one.success(third);
+      assert.equal(one.state, 'closed');
+      // closing keeps the generation: the replaced probes answering now are still stragglers
+      await two.failure(at(3 * MINUTE + 5_000), first);
+      await one.failure(at(3 * MINUTE + 5_000), second);
+      assert.equal(
+        two.state,
+        'closed',
+        "a replaced probe's late failure does not open the circuit the newer one closed",
+      );
+      assert.deepEqual(await one.acquire(at(3 * MINUTE + 6_000)), { allowed: true, probe: false, generation: 1 });
+      // but its Retry-After is the provider speaking now
+      await two.failure(at(3 * MINUTE + 7_000), first, 30_000);
+      assert.deepEqual(await one.acquire(at(3 * MINUTE + 8_000)), { allowed: false, retryAt: at(3 * MINUTE + 37_000) });
     });
   }
 });

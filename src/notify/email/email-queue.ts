@@ -1,4 +1,5 @@
 import { audit } from '../../platform/audit.ts';
+import type { Breaker, Granted } from '../../platform/circuit-breaker.ts';
 import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
@@ -126,27 +127,6 @@ export type OnEmailRejected = (trx: Executor, email: RejectedEmail) => Promise<v
 const CLAIM_KEY = /^claim:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):/;
 
 /**
- * Leave to log in to the SMTP server: the breaker's permit (monitoring's `SharedCircuitBreaker`). Its
- * `Permit`, `Granted` and `Breaker` restated, structurally the same: notify cannot import monitoring
- * (monitoring imports claims, which imports notify — a cycle `npm run lint:deps` refuses).
- */
-export type SmtpPermit = { allowed: true; probe: boolean; generation: number } | { allowed: false; retryAt: Date };
-
-/**
- * The SMTP back-off every send shares (the worker's: a `SharedCircuitBreaker`, provider_circuits row
- * `email:smtp`, opened by one refused login — `SMTP_CIRCUIT`): once our server refuses our login or
- * our sender (`reason` `refused`), the other queued messages wait for the circuit's cool-down instead of
- * each logging in and failing on its own schedule; one probe then, whose success closes it.
- */
-export interface SmtpGate {
-  acquire(now: Date): SmtpPermit | Promise<SmtpPermit>;
-  success(permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
-  /** The send was not made, or told nothing of our login (a network error, a 4xx): the probe's turn given back. */
-  release(permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
-  failure(now: Date, permit: Extract<SmtpPermit, { allowed: true }>): void | Promise<void>;
-}
-
-/**
  * The SMTP circuit's settings: opened by the first refused login (a refusal is ours to fix, not a
  * passing error), closed by the next login that works; one probe every 5 minutes meanwhile (an
  * operator's fix is picked up within 5 minutes), a probe that never answered (the send's 60 s expiry)
@@ -195,8 +175,15 @@ export async function sendQueuedEmail(
     jobs?: JobQueue | undefined;
     /** The customer's night, when a reminder waits (config.smsQuietHours, the SMS's); absent: any hour. */
     quietHours?: QuietHours | null | undefined;
-    /** The SMTP back-off shared by every send (`SmtpGate`); absent: each message tries on its own. */
-    smtpGate?: SmtpGate | undefined;
+    /**
+     * The SMTP back-off every send shares (the worker's: platform's `SharedCircuitBreaker`,
+     * provider_circuits row `email:smtp`, opened by one refused login — `SMTP_CIRCUIT`): once our
+     * server refuses our login or our sender (`reason` `refused`), the other queued messages wait for
+     * the circuit's cool-down instead of each logging in and failing on its own schedule; one probe
+     * then, whose success closes it. A send not made, or that told nothing of our login (a network
+     * error, a 4xx), gives the probe's turn back (`release`). Absent: each message tries on its own.
+     */
+    smtpGate?: Breaker | undefined;
   },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped' | 'held' | 'circuit_open'> {
@@ -225,7 +212,7 @@ export async function sendQueuedEmail(
     if (held) return held;
   }
   // the SMTP back-off: after a refused login, the other messages wait for the circuit's probe
-  let permit: Extract<SmtpPermit, { allowed: true }> | undefined;
+  let permit: Granted | undefined;
   const gate = deps.smtpGate;
   if (gate && deps.providers.smtp) {
     const state = await repo.findEmailState(deps.db, emailId);

@@ -1,11 +1,12 @@
 /**
- * A circuit breaker per provider — the flight-data providers', and the SMTP server's (`email:smtp`,
- * notify/email/email-queue.ts `SMTP_CIRCUIT`, opened by one refused login) — so that an outage costs
- * one probe per cool-down instead of a call per watch or per message: after `failureThreshold` failures in a row it opens (no call is
- * made; checks are rescheduled to when it may close), after `coolDownMs` it lets ONE probe through
- * (half-open): a success closes it, a failure opens it again. A failure that says when to come back
- * (429 or 503 with `Retry-After`: a quota or an outage of the whole key, not of one flight) opens it
- * at once until then (at most `MAX_RETRY_AFTER_MS`), so that the other watches stop calling too.
+ * A circuit breaker per provider — the flight-data providers' (monitoring/providers.ts), and the SMTP
+ * server's (`email:smtp`, notify/email/email-queue.ts `SMTP_CIRCUIT`, opened by one refused login) —
+ * so that an outage costs one probe per cool-down instead of a call per watch or per message: after
+ * `failureThreshold` failures in a row it opens (no call is made; the caller reschedules its work to
+ * when it may close), after `coolDownMs` it lets ONE probe through (half-open): a success closes it,
+ * a failure opens it again. A failure that says when to come back (429 or 503 with `Retry-After`: a
+ * quota or an outage of the whole key, not of one call) opens it at once until then (at most
+ * `maxRetryAfterMs`), so that the other callers stop calling too.
  *
  * Each time the circuit opens its generation goes up by one, and every permit carries the generation it
  * was given in: an answer to a call made before the circuit opened (a straggler) is of an older
@@ -13,17 +14,26 @@
  * (success) or opens it again (failure). A straggler's Retry-After still opens it: that is the
  * provider speaking now.
  *
+ * A probe's permit also carries the instant its probe started, the half-open circuit's mark: a probe
+ * that timed out (`probeTimeoutMs`) is replaced by a newer one, with a newer mark, and the old probe's
+ * late answer — success, failure or release — is then a straggler's: it neither closes the circuit,
+ * nor opens it by count, nor clears the newer probe's mark (which would let a third probe through
+ * beside it); nor, once the newer probe closed the circuit (closing keeps the generation), counts or
+ * resets the count: a probe's answer acts only while it is the current probe. Two probes of one generation never share a mark: the next one starts at least
+ * `probeTimeoutMs` after, or once the mark was cleared by the previous one's own answer.
+ *
  * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
  * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker: what the
- * platform's providers use (providers.ts), so one process's outage finding protects the others.
- * Nothing is lost with either: the watches and their next checks are rows in the database.
+ * platform's providers and the SMTP sends use, so one process's outage finding protects the others.
+ * Generic (no domain): monitoring and notify both use it; the callers keep their work as rows in the
+ * database, so nothing is lost with either.
  */
 import { sql } from 'kysely';
-import type { Db } from '../platform/db.ts';
-import { clampRetryAfter } from '../platform/retry-after.ts';
-import { MAX_RETRY_AFTER_MS } from './schedule.ts';
+import type { Db } from './db.ts';
+import { clampRetryAfter } from './retry-after.ts';
 
-export { MAX_RETRY_AFTER_MS };
+/** The longest Retry-After a breaker obeys unless told otherwise: then one probe asks again. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60 * 60_000;
 
 export interface CircuitBreakerOptions {
   /** Failures in a row that open the circuit. Default 5. */
@@ -32,6 +42,12 @@ export interface CircuitBreakerOptions {
   coolDownMs?: number;
   /** A probe that never reported back (its job died) no longer blocks others after this. Default 2 min. */
   probeTimeoutMs?: number;
+  /**
+   * A provider's Retry-After is obeyed for at most this long (a huge one would hold every call that
+   * long). Default `DEFAULT_MAX_RETRY_AFTER_MS` (1 h); the flight monitoring passes its own
+   * `MAX_RETRY_AFTER_MS`, which its watches' back-off shares.
+   */
+  maxRetryAfterMs?: number;
 }
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
@@ -46,18 +62,21 @@ function openUntil(
   opensByCount: boolean,
   coolDownMs: number,
   retryAfterMs: number | undefined,
+  maxRetryAfterMs: number,
 ): Date | undefined {
-  const wait = retryAfterMs === undefined ? undefined : clampRetryAfter(retryAfterMs, MAX_RETRY_AFTER_MS);
+  const wait = retryAfterMs === undefined ? undefined : clampRetryAfter(retryAfterMs, maxRetryAfterMs);
   if (!opensByCount && !wait) return undefined;
   return new Date(now.getTime() + Math.max(opensByCount ? coolDownMs : 0, wait ?? 0));
 }
 
-/** Leave to call the provider: `probe` when it is the half-open circuit's one probe; `generation` the circuit's when given. */
-export interface Granted {
-  allowed: true;
-  probe: boolean;
-  generation: number;
-}
+/**
+ * Leave to call the provider: `generation` the circuit's when given; `probe` when it is the half-open
+ * circuit's one probe, `probeStartedAt` then its mark (the instant it was let through), which its
+ * answer must still find to act as the probe's.
+ */
+export type Granted =
+  | { allowed: true; probe: false; generation: number }
+  | { allowed: true; probe: true; generation: number; probeStartedAt: Date };
 
 export type Permit = Granted | { allowed: false; retryAt: Date };
 
@@ -65,6 +84,7 @@ export class CircuitBreaker implements Breaker {
   private readonly threshold: number;
   private readonly coolDownMs: number;
   private readonly probeTimeoutMs: number;
+  private readonly maxRetryAfterMs: number;
   private failures = 0;
   private openedUntil = 0;
   private probeStartedAt: number | undefined;
@@ -75,6 +95,7 @@ export class CircuitBreaker implements Breaker {
     this.threshold = options.failureThreshold ?? 5;
     this.coolDownMs = options.coolDownMs ?? 120_000;
     this.probeTimeoutMs = options.probeTimeoutMs ?? 120_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
   }
 
   get state(): CircuitState {
@@ -89,7 +110,7 @@ export class CircuitBreaker implements Breaker {
       if (t < this.openedUntil) return { allowed: false, retryAt: new Date(this.openedUntil) };
       this.current = 'half_open';
       this.probeStartedAt = t;
-      return { allowed: true, probe: true, generation: this.generation };
+      return { allowed: true, probe: true, generation: this.generation, probeStartedAt: new Date(t) };
     }
     // half-open: one probe at a time
     if (this.probeStartedAt !== undefined && t - this.probeStartedAt < this.probeTimeoutMs) {
@@ -99,17 +120,18 @@ export class CircuitBreaker implements Breaker {
       };
     }
     this.probeStartedAt = t;
-    return { allowed: true, probe: true, generation: this.generation };
+    return { allowed: true, probe: true, generation: this.generation, probeStartedAt: new Date(t) };
   }
 
   /**
    * The provider answered (a flight, or "no such flight") the call `permit` let through. Closes the
-   * circuit (resets the count) only when the permit is of the current generation and the circuit is
-   * closed or the permit is the probe's: a straggler's answer — a call made before it opened — does
-   * not, least of all against the provider's Retry-After.
+   * circuit (resets the count) only when the permit is a call of the closed circuit's current
+   * generation, or the half-open circuit's current probe: a straggler's answer — a call made before it
+   * opened, or a probe a newer one replaced (even once the newer one closed it) — does not, least of
+   * all against the provider's Retry-After.
    */
   success(permit: Granted): void {
-    if (!closes(permit, this.generation, this.current)) return;
+    if (!closes(permit, this.generation, this.current, this.probeStartedAt)) return;
     this.failures = 0;
     this.current = 'closed';
     this.probeStartedAt = undefined;
@@ -118,25 +140,24 @@ export class CircuitBreaker implements Breaker {
   /**
    * The call `permit` let through was not made, or told nothing of the provider (a network error):
    * the probe's turn is given back — the next acquire may probe at once instead of after the probe's
-   * timeout. Nothing for a permit of a closed circuit, nor a straggler's.
+   * timeout. Nothing for a permit of a closed circuit, nor a straggler's (a probe a newer one
+   * replaced: the mark is the newer probe's).
    */
   release(permit: Granted): void {
-    if (permit.probe && permit.generation === this.generation && this.current === 'half_open')
-      this.probeStartedAt = undefined;
+    if (isCurrentProbe(permit, this.generation, this.current, this.probeStartedAt)) this.probeStartedAt = undefined;
   }
 
   /**
    * The provider failed (error, timeout, rejection) at `now` (when the failure is recorded);
-   * `retryAfterMs`: it said when to come back. Counts only when the permit is of the current
-   * generation; while half-open, only the probe's own failure opens it again.
+   * `retryAfterMs`: it said when to come back. Counts only as `counts` says; a probe's failure opens
+   * it again only while it is the current probe (not once a newer probe closed it). A Retry-After
+   * opens it whoever says it.
    */
   failure(now: Date, permit: Granted, retryAfterMs?: number): void {
-    const current = permit.generation === this.generation;
-    if (current) this.failures += 1;
-    const byCount =
-      current &&
-      (this.current === 'half_open' ? permit.probe : this.current === 'closed' && this.failures >= this.threshold);
-    const until = openUntil(now, byCount, this.coolDownMs, retryAfterMs);
+    const counted = counts(permit, this.generation, this.current, this.probeStartedAt);
+    if (counted) this.failures += 1;
+    const byCount = permit.probe ? counted : counted && this.current === 'closed' && this.failures >= this.threshold;
+    const until = openUntil(now, byCount, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs);
     if (until) {
       const wasOpen = this.current === 'open';
       if (!wasOpen) this.generation += 1;
@@ -147,7 +168,7 @@ export class CircuitBreaker implements Breaker {
   }
 }
 
-/** What the check job needs of a breaker: the in-memory one above, or the shared one below. */
+/** What a caller needs of a breaker (the flight check job, the SMTP send): the in-memory one above, or the shared one below. */
 export interface Breaker {
   /** The state as this process last saw it (metrics, logs). */
   readonly state: CircuitState;
@@ -159,9 +180,39 @@ export interface Breaker {
   failure(now: Date, permit: Granted, retryAfterMs?: number): void | Promise<void>;
 }
 
-/** Whether a success on `permit` closes the circuit (generation `generation`, in `state`). */
-function closes(permit: Granted, generation: number, state: CircuitState): boolean {
-  return permit.generation === generation && (state === 'closed' || permit.probe);
+/**
+ * Whether `permit` is the half-open circuit's current probe (generation `generation`, in `state`, its
+ * mark `probeStartedAt`): not one a newer probe replaced after it timed out.
+ */
+function isCurrentProbe(
+  permit: Granted,
+  generation: number,
+  state: CircuitState,
+  probeStartedAt: number | undefined,
+): boolean {
+  return (
+    permit.probe &&
+    permit.generation === generation &&
+    state === 'half_open' &&
+    probeStartedAt === permit.probeStartedAt.getTime()
+  );
+}
+
+/**
+ * Whether `permit`'s answer counts (generation `generation`, in `state`, its probe's mark
+ * `probeStartedAt`): a probe's only while it is the half-open circuit's current probe — a replaced
+ * probe's, even once the newer one closed the circuit (closing keeps the generation), is a
+ * straggler's —, a call of the closed circuit's while of the current generation.
+ */
+function counts(permit: Granted, generation: number, state: CircuitState, probeStartedAt: number | undefined): boolean {
+  return permit.probe ? isCurrentProbe(permit, generation, state, probeStartedAt) : permit.generation === generation;
+}
+
+/** Whether a success on `permit` closes the circuit (resets its count): as `counts`, a call's only while closed. */
+function closes(permit: Granted, generation: number, state: CircuitState, probeStartedAt: number | undefined): boolean {
+  return permit.probe
+    ? isCurrentProbe(permit, generation, state, probeStartedAt)
+    : permit.generation === generation && state === 'closed';
 }
 
 /**
@@ -175,6 +226,7 @@ export class SharedCircuitBreaker implements Breaker {
   private readonly threshold: number;
   private readonly coolDownMs: number;
   private readonly probeTimeoutMs: number;
+  private readonly maxRetryAfterMs: number;
   private current: CircuitState = 'closed';
   private ensured = false;
 
@@ -186,6 +238,7 @@ export class SharedCircuitBreaker implements Breaker {
     this.threshold = options.failureThreshold ?? 5;
     this.coolDownMs = options.coolDownMs ?? 120_000;
     this.probeTimeoutMs = options.probeTimeoutMs ?? 120_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
   }
 
   get state(): CircuitState {
@@ -236,7 +289,7 @@ export class SharedCircuitBreaker implements Breaker {
         .where('provider', '=', this.key)
         .execute();
       this.current = 'half_open';
-      return { allowed: true, probe: true, generation: row.generation } as const;
+      return { allowed: true, probe: true, generation: row.generation, probeStartedAt: now } as const;
     });
   }
 
@@ -245,12 +298,13 @@ export class SharedCircuitBreaker implements Breaker {
       .updateTable('provider_circuits')
       .set({ state: 'closed', failures: 0, probe_started_at: null, updated_at: new Date() })
       .where('provider', '=', this.key)
-      // the same rule as closes(): a straggler's answer (an older generation, or not the probe's while
-      // half-open) leaves the circuit as it is
+      // the same rule as closes(): a straggler's answer (an older generation; a call of the closed
+      // circuit while half-open; a probe that is not the current one — replaced by a newer one, even once
+      // that one closed it) leaves it as it is
       .where('generation', '=', permit.generation)
       .where((eb) =>
         permit.probe
-          ? eb.or([eb('state', '<>', 'closed'), eb('failures', '<>', 0)])
+          ? eb.and([eb('state', '=', 'half_open'), eb('probe_started_at', '=', permit.probeStartedAt)])
           : eb.and([eb('state', '=', 'closed'), eb('failures', '<>', 0)]),
       )
       .returning('state')
@@ -268,7 +322,10 @@ export class SharedCircuitBreaker implements Breaker {
     this.current = seen?.state ?? 'closed';
   }
 
-  /** As `CircuitBreaker.release`: the half-open circuit's probe mark cleared, the next send probes. */
+  /**
+   * As `CircuitBreaker.release`: the half-open circuit's probe mark cleared, the next call probes —
+   * only while the mark is still this probe's (a newer probe's is left alone).
+   */
   async release(permit: Granted): Promise<void> {
     if (!permit.probe) return;
     await this.db
@@ -277,24 +334,29 @@ export class SharedCircuitBreaker implements Breaker {
       .where('provider', '=', this.key)
       .where('generation', '=', permit.generation)
       .where('state', '=', 'half_open')
+      .where('probe_started_at', '=', permit.probeStartedAt)
       .execute();
   }
 
   async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
     await this.ensure();
-    const current = sql<boolean>`(generation = ${permit.generation})`;
+    // the same rule as counts(): a probe's failure only while it is the current probe (half-open, its
+    // mark still there) — and then it opens the circuit again; a call's while of the current generation
+    const counted = permit.probe
+      ? sql<boolean>`(generation = ${permit.generation} AND state = 'half_open' AND probe_started_at = ${permit.probeStartedAt}::timestamptz)`
+      : sql<boolean>`(generation = ${permit.generation})`;
     const byCount = permit.probe
-      ? sql<boolean>`(${current} AND (state = 'half_open' OR (state = 'closed' AND failures + 1 >= ${this.threshold})))`
-      : sql<boolean>`(${current} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
+      ? counted
+      : sql<boolean>`(${counted} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
     // the instant for each case, computed here; NULL when that case does not open the circuit
-    const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs)!;
-    const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs) ?? null;
+    const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!;
+    const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs) ?? null;
     const until = sql`CASE WHEN ${byCount} THEN ${untilByCount}::timestamptz ELSE ${untilByRetryAfter}::timestamptz END`;
     const opens = sql<boolean>`(${until} IS NOT NULL)`;
     const row = await this.db
       .updateTable('provider_circuits')
       .set({
-        failures: sql`CASE WHEN ${current} THEN failures + 1 ELSE failures END`,
+        failures: sql`CASE WHEN ${counted} THEN failures + 1 ELSE failures END`,
         state: sql`CASE WHEN ${opens} THEN 'open' ELSE state END`,
         generation: sql`CASE WHEN ${opens} AND state <> 'open' THEN generation + 1 ELSE generation END`,
         // already open (a straggler's failure): never earlier than it was
