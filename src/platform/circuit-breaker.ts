@@ -19,8 +19,8 @@
  * late answer — success, failure or release — is then a straggler's: it neither closes the circuit,
  * nor opens it by count, nor clears the newer probe's mark (which would let a third probe through
  * beside it); nor, once the newer probe closed the circuit (closing keeps the generation), counts or
- * resets the count: a probe's answer acts only while it is the current probe. Two probes of one generation never share a mark: the next one starts at least
- * `probeTimeoutMs` after, or once the mark was cleared by the previous one's own answer.
+ * resets the count: a probe's answer acts only while it is the current probe. Two probes of one
+ * generation never share a mark: the next one starts at least `probeTimeoutMs` after, or once the mark was cleared by the previous one's own answer.
  *
  * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
  * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker: what the

@@ -16,7 +16,7 @@ import { classifySmtpError } from './smtp.ts';
  * `email`, `errorCode` 550), as in production; a full mailbox (5.2.2) blames the message, nobody told.
  * Wherever the outbox sends: sandbox and preproduction, and every message when no SMTP server is
  * configured — harmless there too: the domain is reserved (RFC 2606 `.invalid`), no real mailbox has
- * these addresses. Compared without case. Docs: docs/sms.md ("Customer emails"), docs/webhooks.md.
+ * these addresses. Compared without case. Docs: docs/sms.md ("Delivery receipts"), docs/webhooks.md.
  */
 export const REFUSED_TEST_ADDRESSES: Readonly<Record<string, { responseCode: number; response: string }>> = {
   'unknown-mailbox@sandbox.parasol.invalid': {
