@@ -52,6 +52,16 @@ export interface CircuitBreakerOptions {
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
+/** The options with their defaults, as both breakers read them. */
+function settingsOf(options: CircuitBreakerOptions) {
+  return {
+    threshold: options.failureThreshold ?? 5,
+    coolDownMs: options.coolDownMs ?? 120_000,
+    probeTimeoutMs: options.probeTimeoutMs ?? 120_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
+  };
+}
+
 /**
  * Until when a failure opens the circuit (undefined: it stays as it is): the cool-down when it is
  * the `threshold`-th in a row or the probe's, at least the provider's Retry-After (capped), which
@@ -92,10 +102,12 @@ export class CircuitBreaker implements Breaker {
   private generation = 0;
 
   constructor(options: CircuitBreakerOptions = {}) {
-    this.threshold = options.failureThreshold ?? 5;
-    this.coolDownMs = options.coolDownMs ?? 120_000;
-    this.probeTimeoutMs = options.probeTimeoutMs ?? 120_000;
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    ({
+      threshold: this.threshold,
+      coolDownMs: this.coolDownMs,
+      probeTimeoutMs: this.probeTimeoutMs,
+      maxRetryAfterMs: this.maxRetryAfterMs,
+    } = settingsOf(options));
   }
 
   get state(): CircuitState {
@@ -235,10 +247,12 @@ export class SharedCircuitBreaker implements Breaker {
     private readonly key: string,
     options: CircuitBreakerOptions = {},
   ) {
-    this.threshold = options.failureThreshold ?? 5;
-    this.coolDownMs = options.coolDownMs ?? 120_000;
-    this.probeTimeoutMs = options.probeTimeoutMs ?? 120_000;
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    ({
+      threshold: this.threshold,
+      coolDownMs: this.coolDownMs,
+      probeTimeoutMs: this.probeTimeoutMs,
+      maxRetryAfterMs: this.maxRetryAfterMs,
+    } = settingsOf(options));
   }
 
   get state(): CircuitState {
