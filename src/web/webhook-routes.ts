@@ -50,6 +50,8 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       actor: sessionActor(request.webSession!),
       partnerId: request.webSession!.partnerId!,
       environment,
+      // the user's right read again in each change's transaction (the early `allow` is the session's)
+      userId: request.webSession!.accountId,
     });
 
     const render = async (request: FastifyRequest, environment: Environment, outcome: Outcome = {}) => {

@@ -7,6 +7,7 @@ import type { Environment, WebhookDeliveryStatus, WebhookPausedReason } from '..
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { requireActingUser } from '../partners/index.ts';
 import { pauseEndedReason, PREVIOUS_SECRET_GRACE_MS } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
@@ -37,6 +38,19 @@ export interface WebhookScope {
   actor: string;
   partnerId?: string | undefined;
   environment?: Environment | undefined;
+  /**
+   * The partner user writing from the console (with `partnerId`): its right (`webhooks`) is checked
+   * again in the transaction that writes, first (partners' `requireActingUser`); absent for operators
+   * and the partner API's keys.
+   */
+  userId?: string | undefined;
+}
+
+/** A console user's right read again, under the lock of its partner's users, before anything else is locked. */
+async function recheckUser(trx: Trx, scope: WebhookScope): Promise<void> {
+  if (scope.userId === undefined) return;
+  if (scope.partnerId === undefined) throw new DomainError('forbidden', 'A user acts on its own partner only.');
+  await requireActingUser(trx, { userId: scope.userId, partnerId: scope.partnerId }, 'webhooks');
 }
 
 export interface WebhookEndpointView {
@@ -158,6 +172,7 @@ export async function addEndpoint(
   const url = await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
   const secret = newWebhookSecret();
   const insert = async (trx: Trx) => {
+    await recheckUser(trx, scope);
     // the partner row lock serialises concurrent additions, so the limit holds
     await repo.lockPartnerEndpoints(trx, scope.partnerId);
     if ((await repo.countLiveEndpoints(trx, scope.partnerId, scope.environment)) >= MAX_ENDPOINTS) {
@@ -217,6 +232,7 @@ async function changeEndpoint<T>(
 ): Promise<T> {
   if (!UUID.test(endpointId)) throw notFound(endpointId);
   const changed = await deps.db.transaction().execute(async (trx) => {
+    await recheckUser(trx, scope);
     const row = await repo.findEndpoint(trx, scope, endpointId, { forUpdate: true });
     if (!row) throw notFound(endpointId);
     return change(trx, row);
@@ -585,6 +601,7 @@ export async function redeliver(
   if (!UUID.test(deliveryId)) throw missing();
   const token = checkActionToken(once);
   return deps.db.transaction().execute(async (trx) => {
+    await recheckUser(trx, scope);
     // the delivery's row is locked: a second submit of the same token waits here, then finds the first
     const row = await repo.findDeliveryForUpdate(trx, scope, deliveryId);
     if (!row || row.removed_at) throw missing();
