@@ -35,10 +35,12 @@ import {
 
 /**
  * The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the
- * delivery log. "Send a test event" and "Send again", which queue a delivery, are done once per page
- * shown (its one-time `actionToken`, platform/action-token.ts, as the operator page's): a double click
- * or a resubmitted form queues one, then says so (`notice: 'replayed'`). The token is the partner's:
- * one used already on another partner's endpoint is refused as a stale form.
+ * delivery log. "Send a test event" and "Send again", which queue a delivery, and "Rotate the secret"
+ * are done once per page shown (its one-time `actionToken`, platform/action-token.ts, as the operator
+ * page's): a double click or a resubmitted form queues one, rotates once — the secret the first answer
+ * showed stays in force —, then says so (`notice: 'replayed'`). The token is the partner's: one used
+ * already on another partner's endpoint is refused as a stale form. Each change carries the user
+ * (`userId`): its right is checked again in the change's transaction.
  */
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const webhooks = webhookDepsOf(deps);
@@ -123,7 +125,14 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       return { notice: sent.replayed ? 'replayed' : 'test' };
     });
     change('/console/webhooks/:id/rotate', async (request, environment) => {
-      const rotated = await rotateSecret(webhooks, scopeOf(request, environment), request.params.id ?? '');
+      // once per page shown: a double click rotates once, and the secret the first answer showed stays in force
+      const rotated = await rotateSecret(
+        webhooks,
+        scopeOf(request, environment),
+        request.params.id ?? '',
+        once(request),
+      );
+      if ('replayed' in rotated) return { notice: 'replayed' };
       return { secret: rotated.secret, previousUntil: rotated.previousSecretValidUntil };
     });
     change('/console/webhooks/deliveries/:id/redeliver', async (request, environment) => {

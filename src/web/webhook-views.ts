@@ -10,8 +10,8 @@ import { t } from '../i18n/index.ts';
 import { csrfField, formatDate, mayChange, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /**
- * The console's webhooks page: endpoints, their forms, the delivery log. Its test and send-again
- * forms carry the page's one-time `actionToken`: each is done once per page shown.
+ * The console's webhooks page: endpoints, their forms, the delivery log. Its test, send-again and
+ * rotate forms carry the page's one-time `actionToken`: each is done once per page shown.
  */
 
 export interface Outcome {
@@ -58,7 +58,7 @@ ${
             mayChange(ctx, 'webhooks')
               ? html`<form method="post" action="/console/webhooks/${e.id}/${e.enabled ? 'pause' : 'resume'}">${csrf}${env}<button type="submit" class="secondary">${e.enabled ? w.pause : w.resume}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}${once}<button type="submit" class="secondary">${w.sendTest}</button></form>
-<form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
+<form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}${once}<button type="submit" class="secondary">${w.rotate}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form>`
               : ''
           }</td></tr>`,

@@ -397,12 +397,12 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
 }
 
 // ---------------------------------------------------------------------------------------------
-// operator actions done once per one-time token (migration 0079)
+// operator actions done once per one-time token (migrations 0079, 0091)
 
 export interface OperatorActionKey {
   actionToken: string;
-  action: 'test' | 'redeliver';
-  /** The endpoint tested, the delivery sent again. */
+  action: 'test' | 'redeliver' | 'rotate';
+  /** The endpoint tested or rotated, the delivery sent again. */
   targetId: string;
 }
 
@@ -413,18 +413,23 @@ export interface OperatorActionDone {
   attempt: number;
 }
 
-/** The action already done under this token, on this target; undefined the first time. */
+/**
+ * The action already done under this token, on this target; undefined the first time. What a test or
+ * a send again queued is always there (0091's `webhook_operator_actions_queued`); a rotation's row
+ * carries none of it (its members null: only that it was done counts).
+ */
 export async function findOperatorAction(
   db: Executor,
   key: OperatorActionKey,
 ): Promise<OperatorActionDone | undefined> {
-  return db
+  const row = await db
     .selectFrom('webhook_operator_actions')
     .select(['delivery_id', 'event_id', 'attempt'])
     .where('action_token', '=', key.actionToken)
     .where('action', '=', key.action)
     .where('target_id', '=', key.targetId)
     .executeTakeFirst();
+  return row as OperatorActionDone | undefined;
 }
 
 /**
@@ -437,12 +442,14 @@ export async function operatorActionOfOtherPartner(
   actionToken: string,
   partnerId: string,
 ): Promise<boolean> {
+  // a test's and a send again's partner is their delivery's; a rotation's (no delivery), its endpoint's
   const row = await db
     .selectFrom('webhook_operator_actions as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.id', '=', 'a.target_id').on('a.action', '=', 'rotate'))
     .select('a.action_token')
     .where('a.action_token', '=', actionToken)
-    .where('d.partner_id', '<>', partnerId)
+    .where((eb) => eb(eb.fn.coalesce('d.partner_id', 'e.partner_id'), '<>', partnerId))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -452,7 +459,7 @@ export async function operatorActionOfOtherPartner(
 export async function recordOperatorAction(
   trx: Executor,
   key: OperatorActionKey,
-  done: OperatorActionDone & { actor: string },
+  done: (OperatorActionDone | Record<keyof OperatorActionDone, null>) & { actor: string },
 ): Promise<void> {
   await trx
     .insertInto('webhook_operator_actions')

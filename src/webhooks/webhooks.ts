@@ -355,18 +355,42 @@ export async function updateEndpointSettings(
   return input.enabled === undefined ? changed : setEndpointEnabled(deps, scope, endpointId, input.enabled);
 }
 
+/** A rotation done: the new secret (shown once) and until when the previous one keeps signing. */
+export type Rotated = EndpointWithSecret & { previousSecretValidUntil: string };
+
 /**
  * A new secret, answered once. For 24 hours the previous secret keeps signing too (the
  * `webhook-signature` header then carries two signatures), so the receiver can switch without
- * losing a message; a second rotation within that window drops the oldest.
+ * losing a message; a second rotation within that window drops the oldest. With a one-time token
+ * (OperatorOnce: the partner console's page) used already on this endpoint: nothing rotated again —
+ * the secret the first one showed stays the one in force — and `replayed: true`, no secret answered.
  */
+export async function rotateSecret(deps: WebhookDeps, scope: WebhookScope, endpointId: string): Promise<Rotated>;
 export async function rotateSecret(
   deps: WebhookDeps,
   scope: WebhookScope,
   endpointId: string,
-): Promise<EndpointWithSecret & { previousSecretValidUntil: string }> {
+  once: OperatorOnce,
+): Promise<Rotated | { replayed: true }>;
+export async function rotateSecret(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+  once: OperatorOnce = {},
+): Promise<Rotated | { replayed: true }> {
+  const token = checkActionToken(once);
   const secret = newWebhookSecret();
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    // the endpoint's row is locked: a second submit of the same token waits here, then finds the first
+    const key = token === undefined ? undefined : { actionToken: token, action: 'rotate' as const, targetId: row.id };
+    if (await doneBefore(trx, key, row.partner_id)) return { replayed: true as const };
+    if (key)
+      await repo.recordOperatorAction(trx, key, {
+        delivery_id: null,
+        event_id: null,
+        attempt: null,
+        actor: scope.actor,
+      });
     const until = new Date(deps.now().getTime() + PREVIOUS_SECRET_GRACE_MS);
     // the previous secret re-encrypted as it is (checked to open with today's key)
     const previous = encrypt(deps.keys.encryption, decrypt(deps.keys.encryption, row.secret_enc));

@@ -306,9 +306,29 @@ describe('console and operator pages', () => {
     assert.match(stale.body, /This form is stale: open the page again\./);
     assert.doesNotMatch(stale.body, /actionToken:/, 'the token is no field of the form: its own sentence');
     assert.equal((await deliveriesTo(id)).length, 1);
-    const rotated = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
+    // "Rotate the secret" too: a double click rotates once, the secret the first answer showed stays in force
+    const secretOf = async () =>
+      (await t.db.selectFrom('webhook_endpoints').select('secret_enc').where('id', '=', id).executeTakeFirstOrThrow())
+        .secret_enc;
+    const rotateForm = { _csrf: csrf, env: 'sandbox', actionToken: tokenOf(stale.body)! };
+    const rotated = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
     assert.equal(rotated.statusCode, 201);
     assert.match(rotated.body, /whsec_/);
+    const rotatedSecret = await secretOf();
+    const rotatedTwice = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(rotatedTwice.statusCode, 200);
+    assert.match(rotatedTwice.body, /This form was sent already: nothing was queued again/);
+    assert.doesNotMatch(rotatedTwice.body, /whsec_/, 'no second secret shown');
+    assert.equal(await secretOf(), rotatedSecret, 'not rotated again');
+    const rotations = await t.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('entity_id', '=', id)
+      .where('action', '=', 'secret_rotated')
+      .execute();
+    assert.equal(rotations.length, 1, 'one rotation for the two posts');
+    const staleRotation = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
+    assert.equal(staleRotation.statusCode, 422, 'a rotation form without its token is stale');
 
     const { browser: stranger } = await signedInPartner();
     const strangerCsrf = csrfOf((await stranger.get('/console/webhooks')).body)!;
