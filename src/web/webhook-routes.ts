@@ -84,7 +84,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => sendPage(reply, 200, await render(request, request.query.env ?? 'sandbox')),
     );
 
-    /** Runs a change; a domain error other than 404 is shown on the page (422). */
+    /** Runs a change; a domain error other than 403 (the right re-checked, lost meanwhile) or 404 is shown on the page (422). */
     const change = (
       path: string,
       run: (
@@ -99,7 +99,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
           const outcome = await run(request, environment);
           return sendPage(reply, outcome.secret ? 201 : 200, await render(request, environment, outcome));
         } catch (error) {
-          if (!(error instanceof DomainError) || error.status === 404 || error.status >= 500) throw error;
+          if (!(error instanceof DomainError) || [403, 404].includes(error.status) || error.status >= 500) throw error;
           const w = t(langOf(request));
           // each field told by the label next to it, not its API name
           const labels = { url: w.url, description: w.description, eventTypes: w.eventTypes };
