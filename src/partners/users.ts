@@ -184,7 +184,7 @@ export async function inviteUser(
     transaction(deps.db, async (trx) => {
       // the caller's right as it stands now, under the users' lock (a demoted or removed admin's
       // request already under way invites no one)
-      await requireActingUser(trx, caller, 'users');
+      requireCallerRight(await users.lockPartnerUsers(trx, caller.partnerId), caller, 'users');
       await refuseTaken(trx, caller.partnerId, email);
       const user = await repo.insertUser(trx, {
         partner_id: caller.partnerId,
@@ -318,16 +318,20 @@ export interface ActingUser {
 /**
  * Every write of a partner user (the portal's and the console's: users, API keys, the brand name, the
  * configuration, webhook endpoints) checks the caller again inside the transaction that writes, as
- * its first statement: the lock of the partner's users taken (`lockPartnerUsers`, the lock an admin's
- * demotion or removal takes), the caller must still be an active user whose role grants `permission`.
- * Its session's role was read when the request began (the web layer's early `allow`, the cheap first
- * check), and an admin demoting or removing it meanwhile commits before this lock is granted — so a
- * caller no longer allowed is refused (403) here, nothing written, rather than acting on a right taken
- * away (a demoted admin promoting itself back, a removed developer creating an API key). Taken before
- * any other lock of the transaction (the partner's row, an endpoint's): the order every path keeps.
+ * its first statement: the caller's own row locked FOR SHARE (`lockUserShared`), the caller must still
+ * be an active user whose role grants `permission`. An admin's demotion or removal locks every user
+ * row of the partner FOR UPDATE (`lockPartnerUsers`), so it and this write wait for one another; other
+ * writes (and sign-ins) of the partner's other users are not held up. Its session's role was read when
+ * the request began (the web layer's early `allow`, the cheap first check), and an admin demoting or
+ * removing it meanwhile commits before this lock is granted — so a caller no longer allowed is refused
+ * (403) here, nothing written, rather than acting on a right taken away (a demoted admin's API key, a
+ * removed developer's endpoint). Taken before any other lock of the transaction (the partner's row, an
+ * endpoint's): the users-first order every path keeps. The users' own writes (invite, role, removal)
+ * take the lock of every row instead (they count or check the partner's other users).
  */
 export async function requireActingUser(trx: Executor, user: ActingUser, permission: Permission): Promise<void> {
-  requireCallerRight(await users.lockPartnerUsers(trx, user.partnerId), user, permission);
+  const self = await users.lockUserShared(trx, user.partnerId, user.userId);
+  requireCallerRight(self ? [self] : [], user, permission);
 }
 
 /** The caller among the partner's users `all`: still active, its role granting `permission`, or 403. */
