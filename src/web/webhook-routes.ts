@@ -37,10 +37,11 @@ import {
  * The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the
  * delivery log. "Send a test event" and "Send again", which queue a delivery, and "Rotate the secret"
  * are done once per page shown (its one-time `actionToken`, platform/action-token.ts, as the operator
- * page's): a double click or a resubmitted form queues one, rotates once — the secret the first answer
- * showed stays in force —, then says so (`notice: 'replayed'`). The token is the partner's: one used
- * already on another partner's endpoint is refused as a stale form. Each change carries the user
- * (`userId`): its right is checked again in the change's transaction.
+ * page's): a double click or a resubmitted form queues one (then says so, `notice: 'replayed'`), or
+ * rotates once: its second answer, the one the browser shows, shows the same secret again, 201, while
+ * no later rotation replaced it (`notice: 'rotateReplayed'`), else no secret (`'rotateSuperseded'`).
+ * The token is the partner's: one used already on another partner's endpoint is refused as a stale
+ * form. Each change carries the user (`userId`): its right is checked again in the change's transaction.
  */
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const webhooks = webhookDepsOf(deps);
@@ -66,7 +67,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
         webhooks,
         endpoints.map((e) => e.id),
       );
-      // a fresh one-time token per page shown: each of its test and send-again forms is done once
+      // a fresh one-time token per page shown: each of its test, send-again and rotate forms is done once
       return webhooksPage(
         contextOf(request, 'console'),
         environment,
@@ -125,15 +126,20 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       return { notice: sent.replayed ? 'replayed' : 'test' };
     });
     change('/console/webhooks/:id/rotate', async (request, environment) => {
-      // once per page shown: a double click rotates once, and the secret the first answer showed stays in force
+      // once per page shown: a double click rotates once; its second answer shows the same secret again
+      // (the browser shows only that one), unless a later rotation replaced it meanwhile
       const rotated = await rotateSecret(
         webhooks,
         scopeOf(request, environment),
         request.params.id ?? '',
         once(request),
       );
-      if ('replayed' in rotated) return { notice: 'replayed' };
-      return { secret: rotated.secret, previousUntil: rotated.previousSecretValidUntil };
+      if (!('secret' in rotated)) return { notice: 'rotateSuperseded' };
+      return {
+        secret: rotated.secret,
+        previousUntil: rotated.previousSecretValidUntil,
+        ...(rotated.replayed ? { notice: 'rotateReplayed' as const } : {}),
+      };
     });
     change('/console/webhooks/deliveries/:id/redeliver', async (request, environment) => {
       const sent = await redeliver(webhooks, scopeOf(request, environment), request.params.id ?? '', once(request));

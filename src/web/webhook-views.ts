@@ -17,8 +17,12 @@ import { csrfField, formatDate, mayChange, page, problemList, tableRegion, type 
 export interface Outcome {
   secret?: string;
   previousUntil?: string;
-  /** `replayed`: a form of this page sent twice, nothing queued the second time. */
-  notice?: 'test' | 'redelivered' | 'replayed';
+  /**
+   * `replayed`: a test or send-again form of this page sent twice, nothing queued the second time;
+   * `rotateReplayed`: its rotate form sent twice, rotated once, the secret in force shown again;
+   * `rotateSuperseded`: the same, but a later rotation replaced that secret (none shown).
+   */
+  notice?: 'test' | 'redelivered' | 'replayed' | 'rotateReplayed' | 'rotateSuperseded';
   problems?: string[];
 }
 
@@ -35,7 +39,13 @@ export function webhooksPage(
   const csrf = csrfField(ctx.session!.csrfToken);
   const env = html`<input type="hidden" name="env" value="${environment}">`;
   const once = html`<input type="hidden" name="actionToken" value="${actionToken}">`;
-  const notices = { test: w.testSent, redelivered: w.redelivered, replayed: w.formReplayed };
+  const notices = {
+    test: w.testSent,
+    redelivered: w.redelivered,
+    replayed: w.formReplayed,
+    rotateReplayed: w.rotateReplayed,
+    rotateSuperseded: w.rotateSuperseded,
+  };
   return page(
     ctx,
     w.webhooksTitle,

@@ -406,7 +406,7 @@ export interface OperatorActionKey {
   targetId: string;
 }
 
-/** What an operator action queued, recorded under its token: a repeated submit answers it again. */
+/** What a test or a send again queued, recorded under its token: a repeated submit answers it again. */
 export interface OperatorActionDone {
   delivery_id: string;
   event_id: string;
@@ -414,22 +414,27 @@ export interface OperatorActionDone {
 }
 
 /**
- * The action already done under this token, on this target; undefined the first time. What a test or
- * a send again queued is always there (0091's `webhook_operator_actions_queued`); a rotation's row
- * carries none of it (its members null: only that it was done counts).
+ * An action found done under a token: what it queued — a test's and a send again's always there
+ * (0091's `webhook_operator_actions_queued`), a rotation's null (it queues nothing) — and when it
+ * was done (`created_at`, the action's own instant: a rotation's replay compares it with the
+ * endpoint's `previous_secret_expires_at`).
  */
+export type OperatorActionFound = { [K in keyof OperatorActionDone]: OperatorActionDone[K] | null } & {
+  created_at: Date;
+};
+
+/** The action already done under this token, on this target; undefined the first time. */
 export async function findOperatorAction(
   db: Executor,
   key: OperatorActionKey,
-): Promise<OperatorActionDone | undefined> {
-  const row = await db
+): Promise<OperatorActionFound | undefined> {
+  return db
     .selectFrom('webhook_operator_actions')
-    .select(['delivery_id', 'event_id', 'attempt'])
+    .select(['delivery_id', 'event_id', 'attempt', 'created_at'])
     .where('action_token', '=', key.actionToken)
     .where('action', '=', key.action)
     .where('target_id', '=', key.targetId)
     .executeTakeFirst();
-  return row as OperatorActionDone | undefined;
 }
 
 /**
@@ -455,11 +460,11 @@ export async function operatorActionOfOtherPartner(
   return row !== undefined;
 }
 
-/** Records an operator action done, in its transaction (its target's row locked: never twice at once). */
+/** Records an operator action done at `at`, in its transaction (its target's row locked: never twice at once). */
 export async function recordOperatorAction(
   trx: Executor,
   key: OperatorActionKey,
-  done: (OperatorActionDone | Record<keyof OperatorActionDone, null>) & { actor: string },
+  done: (OperatorActionDone | Record<keyof OperatorActionDone, null>) & { actor: string; at: Date },
 ): Promise<void> {
   await trx
     .insertInto('webhook_operator_actions')
@@ -471,6 +476,7 @@ export async function recordOperatorAction(
       event_id: done.event_id,
       attempt: done.attempt,
       actor: done.actor,
+      created_at: done.at,
     })
     .execute();
 }
