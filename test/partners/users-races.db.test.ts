@@ -5,7 +5,7 @@ import { createApiKey, revokeApiKey } from '../../src/partners/api-keys.ts';
 import { setBrandName } from '../../src/partners/brand.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import type { UserRole } from '../../src/partners/model.ts';
-import { createPartner } from '../../src/partners/partners.ts';
+import { createPartner, setAgreement } from '../../src/partners/partners.ts';
 import * as usersRepo from '../../src/partners/users-repo.ts';
 import {
   createUser,
@@ -23,7 +23,7 @@ import { endUserSessions } from '../../src/web/sessions.ts';
 import type { Db } from '../../src/platform/db.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { addEndpoint, redeliver, rotateSecret, type WebhookDeps } from '../../src/webhooks/index.ts';
-import { eventually, openTestDatabase, testConfig, uniqueSlug, usingPostgres } from '../helper.ts';
+import { DEFAULT_AGREEMENT, eventually, openTestDatabase, testConfig, uniqueSlug, usingPostgres } from '../helper.ts';
 
 /**
  * Partner users written by two transactions at once (PostgreSQL: a second connection holds a lock or
@@ -340,6 +340,8 @@ describe("a caller's right is read again under the users' lock", () => {
     t.after(() => handle.close());
     const db = handle.db;
     const partner = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Stale Writes' });
+    // an agreement: a configuration refused is refused for its caller's right, not for want of one
+    await setAgreement(db, 'operator:test', partner.id, DEFAULT_AGREEMENT);
     const userOf = (role: UserRole) =>
       createUser(db, 'operator:test', {
         partnerId: partner.id,
@@ -397,14 +399,38 @@ describe("a caller's right is read again under the users' lock", () => {
     const [, configuration] = consoleWrites(db, partner.id);
     await assert.rejects(configuration!.write(other.id), isCode('forbidden'));
 
+    // an admin demoted to developer since: neither the brand name nor the configuration, an API key still
+    const demoted = await userOf('admin');
+    await setUserRole(deps, adminCaller, demoted.id, 'developer');
+    await assert.rejects(
+      setBrandName(db, `user:${demoted.id}`, partner.id, 'Stale Brand', demoted.id),
+      isCode('forbidden'),
+    );
+    await assert.rejects(configuration!.write(demoted.id), isCode('forbidden'));
+    const { key: developerKey } = await createApiKey(db, `user:${demoted.id}`, {
+      partnerId: partner.id,
+      environment: 'sandbox',
+      userId: demoted.id,
+    });
+    // the admin still one: its configuration saved (the only one)
+    await configuration!.write(admin.id);
+
     const [keys_, endpoints, configurations] = await Promise.all([
       db.selectFrom('api_keys').select(['id', 'revoked_at']).where('partner_id', '=', partner.id).execute(),
       db.selectFrom('webhook_endpoints').select('secret_enc').where('partner_id', '=', partner.id).execute(),
       db.selectFrom('partner_configurations').select('id').where('partner_id', '=', partner.id).execute(),
     ]);
-    assert.deepEqual(keys_, [{ id: key.id, revoked_at: null }], 'one key, not revoked');
+    assert.deepEqual(
+      keys_.map((k) => k.id).sort(),
+      [key.id, developerKey.id].sort(),
+      'the developer’s key and the demoted admin’s',
+    );
+    assert.ok(
+      keys_.every((k) => k.revoked_at === null),
+      'none revoked',
+    );
     assert.equal(endpoints.length, 1, 'one endpoint');
-    assert.deepEqual(configurations, []);
+    assert.equal(configurations.length, 1, 'the admin’s configuration only');
     const brand = await db.selectFrom('partners').select('brand_name').where('id', '=', partner.id).executeTakeFirst();
     assert.equal(brand?.brand_name, null);
   });
