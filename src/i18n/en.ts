@@ -236,6 +236,9 @@ export const en = {
   redeliver: 'Send again',
   redelivered: 'Delivery queued again.',
   formReplayed: 'This form was sent already: nothing was queued again.',
+  rotateReplayed: 'This form was sent already: the secret was rotated once, and the one below is still in force.',
+  rotateSuperseded:
+    'This form already rotated the secret; a later rotation replaced it — rotate again to see a new one.',
   failing: 'Failing',
   failingHint: 'deliveries failed in the last 24 hours, and the latest attempt',
   pausedBecause: {

@@ -246,6 +246,10 @@ export const fr = {
   redeliver: 'Renvoyer',
   redelivered: 'Livraison remise en file.',
   formReplayed: 'Ce formulaire a déjà été envoyé\u202f: rien n’a été remis en file.',
+  rotateReplayed:
+    'Ce formulaire a déjà été envoyé\u202f: le secret n’a été changé qu’une fois, et celui ci-dessous est toujours en vigueur.',
+  rotateSuperseded:
+    'Ce formulaire a déjà changé le secret\u202f; un changement ultérieur l’a remplacé — changez-le à nouveau pour en voir un nouveau.',
   failing: 'En échec',
   failingHint: 'livraisons en échec ces dernières 24 heures, dont la dernière tentative',
   pausedBecause: {

@@ -266,6 +266,10 @@ export interface Words {
   redelivered: string;
   /** A webhooks page's one-time form sent again (the partner console's and the operator's page). */
   formReplayed: string;
+  /** The rotate form sent twice: rotated once, the secret in force shown again. */
+  rotateReplayed: string;
+  /** The rotate form sent twice, a later rotation since: no secret shown. */
+  rotateSuperseded: string;
   failing: string;
   failingHint: string;
   /** An endpoint's pause, by its reason (the API's pausedReason), and since when. */

@@ -5,6 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import { maskPersonalDataIn, typedTooLong } from '../platform/personal-text.ts';
 import type { ApiKeyInfo, Environment } from './model.ts';
 import * as repo from './partners-repo.ts';
+import { requireActingUser } from './users.ts';
 
 /**
  * API keys: `psl_<env>_<32 random base64url chars>` (192 bits), so the environment shows in logs
@@ -42,15 +43,26 @@ export interface CreatedApiKey {
 /** The longest label an API key is given, as typed (its masked form is never longer). */
 export const MAX_LABEL_LENGTH = 100;
 
+/**
+ * Creates a key of the partner. `input.userId`: the partner user creating it from the portal, whose
+ * right (`keys`) is checked again in the transaction (`requireActingUser`); absent for operators.
+ */
 export async function createApiKey(
   db: Db,
   actor: string,
-  input: { partnerId: string; environment: Environment; label?: string | undefined; plaintext?: string | undefined },
+  input: {
+    partnerId: string;
+    environment: Environment;
+    label?: string | undefined;
+    plaintext?: string | undefined;
+    userId?: string | undefined;
+  },
 ): Promise<CreatedApiKey> {
   // as typed, before masking: the limit every caller states (the consoles' forms, the CLI's --label)
   const labelError = typedTooLong(input.label ?? '', { field: '/label', typed: MAX_LABEL_LENGTH });
   if (labelError) throw new DomainError('validation_failed', 'The label is too long.', { errors: [labelError] });
   return db.transaction().execute(async (trx) => {
+    if (input.userId) await requireActingUser(trx, { userId: input.userId, partnerId: input.partnerId }, 'keys');
     if (input.environment !== 'sandbox') {
       const agreement = await repo.findAgreement(trx, input.partnerId);
       if (agreement?.status !== 'signed') {
@@ -82,9 +94,17 @@ export async function createApiKey(
   });
 }
 
-export async function revokeApiKey(db: Db, actor: string, partnerId: string, keyId: string): Promise<ApiKeyInfo> {
+/** Revokes a key of the partner; `userId` as for `createApiKey` (a partner user's, checked again). */
+export async function revokeApiKey(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  keyId: string,
+  userId?: string,
+): Promise<ApiKeyInfo> {
   return db.transaction().execute(async (trx) => {
     if (!UUID.test(keyId)) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
+    if (userId) await requireActingUser(trx, { userId, partnerId }, 'keys');
     const before = (await repo.listApiKeys(trx, partnerId)).find((k) => k.id === keyId.toLowerCase());
     if (!before) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
     if (before.revokedAt) return before;

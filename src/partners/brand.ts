@@ -3,6 +3,7 @@ import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
 import * as repo from './partners-repo.ts';
+import { requireActingUser } from './users.ts';
 
 /** A brand name's bounds (the database checks them too, migration 0030). */
 export const BRAND_NAME = { min: 2, max: 40 } as const;
@@ -35,13 +36,21 @@ export function checkBrandName(raw: string): { value: string | null; errors: Fie
 /**
  * The partner sets the name its customers know it by (partner console): their SMS, emails and the
  * bank-details page say e.g. "SkyFly flight delay cover, insured by …". Audited; messages written
- * from then on use it.
+ * from then on use it. `userId`: the partner user setting it, its right (`configuration`) checked
+ * again in the transaction (`requireActingUser`).
  */
-export async function setBrandName(db: Db, actor: string, partnerId: string, raw: string): Promise<string | null> {
+export async function setBrandName(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  raw: string,
+  userId?: string,
+): Promise<string | null> {
   const checked = checkBrandName(raw);
   if (checked.errors.length)
     throw new DomainError('validation_failed', 'The brand name is not valid.', { errors: checked.errors });
   await db.transaction().execute(async (trx) => {
+    if (userId) await requireActingUser(trx, { userId, partnerId }, 'configuration');
     await repo.updateBrandName(trx, partnerId, checked.value);
     await audit(trx, {
       actor,

@@ -6,6 +6,7 @@ import { agreementAt, futureViolations, type FutureViolation } from './amendment
 import type { Configuration } from './model.ts';
 import * as repo from './partners-repo.ts';
 import { checkTerms } from './terms.ts';
+import { requireActingUser } from './users.ts';
 
 export interface ConfigurationInput {
   formula: Formula;
@@ -18,9 +19,13 @@ export interface ConfigurationInput {
  * What a form saves: the configuration, and the version the form was opened from (0: none yet). A save
  * whose version is no longer the current one is refused (`configuration_changed`), nothing written: two
  * tabs or two users opened on one version, the second save does not silently replace the first.
- * Without it (the CLI), the save applies to whatever is current.
+ * Without it (the CLI), the save applies to whatever is current. `userId`: the partner user saving it
+ * from the console, its right (`configuration`) checked again in the transaction (`requireActingUser`).
  */
-export type ConfigurationSave = ConfigurationInput & { expectedVersion?: number | undefined };
+export type ConfigurationSave = ConfigurationInput & {
+  expectedVersion?: number | undefined;
+  userId?: string | undefined;
+};
 
 /** A saved configuration, and the signed amendments not yet effective that will reject it. */
 export type SavedConfiguration = Configuration & { warnings: FutureViolation[] };
@@ -41,8 +46,10 @@ export async function setConfiguration(
   save: ConfigurationSave,
   now: Date = new Date(),
 ): Promise<SavedConfiguration> {
-  const { expectedVersion, ...input } = save;
+  const { expectedVersion, userId, ...input } = save;
   return db.transaction().execute(async (trx) => {
+    // the users' lock first, then the partner's row (the order of every path taking both)
+    if (userId) await requireActingUser(trx, { userId, partnerId }, 'configuration');
     // concurrent saves (two console users, the console and the CLI) take their turn: without it both
     // would number the same next version and the second fail on the (partner, version) key; and an
     // amendment signed meanwhile is read here, as this save is read by the amendment's violations

@@ -77,6 +77,7 @@ export { seedDemo, type SeedResult } from './seed.ts';
 export { TIER_LIMITS, checkTerms } from './terms.ts';
 export { can, parseRole, requirePermission, type Permission } from './roles.ts';
 export {
+  checkInvitation,
   createUser,
   inviteUser,
   resendInvitation,
@@ -88,9 +89,11 @@ export {
   recordUserSignIn,
   removeUser,
   requestPasswordReset,
+  requireActingUser,
   setUserRole,
   USER_LINKS,
   usePasswordLink,
+  type ActingUser,
   type UserCaller,
   type UserDeps,
   type PasswordResetJob,

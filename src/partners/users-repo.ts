@@ -135,6 +135,22 @@ export async function lockPartnerUsers(trx: Executor, partnerId: string): Promis
   return rows.map(toUser);
 }
 
+/**
+ * One user of the partner, its row locked FOR SHARE (`requireActingUser`): writes of the same user
+ * run side by side, while an admin's demotion or removal (`lockPartnerUsers`, FOR UPDATE on every row,
+ * users first as here) waits for them, or they for it. Undefined: no such user of the partner.
+ */
+export async function lockUserShared(trx: Executor, partnerId: string, userId: string): Promise<UserRow | undefined> {
+  const row = await trx
+    .selectFrom('users')
+    .select(columns)
+    .where('partner_id', '=', partnerId)
+    .where('id', '=', userId)
+    .forShare()
+    .executeTakeFirst();
+  return row && toUser(row);
+}
+
 export async function setRole(trx: Executor, userId: string, role: UserRole): Promise<void> {
   await trx.updateTable('users').set({ role }).where('id', '=', userId).execute();
 }

@@ -10,7 +10,7 @@ import type { Lang } from '../platform/language.ts';
 import { typedTooLong } from '../platform/personal-text.ts';
 import type { UserRole } from './model.ts';
 import * as repo from './partners-repo.ts';
-import { can, parseRole, requirePermission } from './roles.ts';
+import { can, parseRole, requirePermission, type Permission } from './roles.ts';
 import * as users from './users-repo.ts';
 
 /**
@@ -134,6 +134,38 @@ export async function listUsers(db: Executor, partnerId: string): Promise<users.
   return users.listUsers(db, partnerId);
 }
 
+/** An invitation's address and role as given, checked (400), and the caller's role as its session read it (403). */
+function invitation(caller: UserCaller, input: { email: string; role: string }): { email: string; role: UserRole } {
+  requirePermission(caller.role, 'users');
+  return { email: normaliseEmail(input.email), role: parseRole(input.role) };
+}
+
+/**
+ * Only the partner's own users count: whether the address has an account at another partner is none
+ * of this partner's business (the invitee learns it from the link, docs/portal.md).
+ */
+async function refuseTaken(db: Executor, partnerId: string, email: string): Promise<void> {
+  if (await users.emailTaken(db, partnerId, email, false))
+    throw new DomainError('conflict', `A user with email ${email} already exists.`);
+}
+
+/**
+ * What `inviteUser` would refuse, checked without writing: the address and role, the caller's right
+ * as it stands (still an active admin), an address already the partner's. The console checks it
+ * before it counts the invitation against its limit, so a refused invitation spends no slot (the
+ * counting is one statement, concurrent invitations each counted); `inviteUser` checks all of it
+ * again, under the users' lock.
+ */
+export async function checkInvitation(
+  db: Executor,
+  caller: UserCaller,
+  input: { email: string; role: string },
+): Promise<void> {
+  const { email } = invitation(caller, input);
+  requireCallerRight(await users.listUsers(db, caller.partnerId), caller, 'users');
+  await refuseTaken(db, caller.partnerId, email);
+}
+
 /**
  * An admin invites someone by email with a role: the user exists at once, invited (no password),
  * and receives a link to choose its password, in the inviter's language.
@@ -143,20 +175,15 @@ export async function inviteUser(
   caller: UserCaller,
   input: { email: string; role: string },
 ): Promise<{ id: string; email: string }> {
-  requirePermission(caller.role, 'users');
-  const email = normaliseEmail(input.email);
-  const role = parseRole(input.role);
+  const { email, role } = invitation(caller, input);
   const partner = await repo.findPartner(deps.db, caller.partnerId);
   if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
   return taken(email, () =>
     transaction(deps.db, async (trx) => {
       // the caller's right as it stands now, under the users' lock (a demoted or removed admin's
       // request already under way invites no one)
-      requireCallerUnderLock(await users.lockPartnerUsers(trx, caller.partnerId), caller);
-      // only the partner's own users count: whether the address has an account at another partner is
-      // none of this partner's business (the invitee learns it from the link, docs/portal.md)
-      if (await users.emailTaken(trx, caller.partnerId, email, false))
-        throw new DomainError('conflict', `A user with email ${email} already exists.`);
+      requireCallerRight(await users.lockPartnerUsers(trx, caller.partnerId), caller, 'users');
+      await refuseTaken(trx, caller.partnerId, email);
       const user = await repo.insertUser(trx, {
         partner_id: caller.partnerId,
         email,
@@ -280,21 +307,41 @@ export async function removeUser(deps: Pick<UserDeps, 'db'>, caller: UserCaller,
   });
 }
 
+/** A partner user writing from the portal or the console: the user, and its partner. */
+export interface ActingUser {
+  userId: string;
+  partnerId: string;
+}
+
 /**
- * The caller's role as it stands under the lock of the partner's users: its session's role was read
- * when the request began, and an admin demoting or removing it meanwhile commits before this lock is
- * granted — so a caller no longer allowed (demoted, removed) is refused (403) here, rather than
- * undoing the change that took its right away (a demoted admin promoting itself back at once).
+ * Every write of a partner user (the portal's and the console's: users, API keys, the brand name, the
+ * configuration, webhook endpoints) checks the caller again inside the transaction that writes, as
+ * its first statement: the caller's own row locked FOR SHARE (`lockUserShared`), the caller must still
+ * be an active user whose role grants `permission`. An admin's demotion or removal locks every user
+ * row of the partner FOR UPDATE (`lockPartnerUsers`), so it and this write wait for one another; other
+ * writes (and sign-ins) of the partner's other users are not held up. Its session's role was read when
+ * the request began (the web layer's early `allow`, the cheap first check), and an admin demoting or
+ * removing it meanwhile commits before this lock is granted — so a caller no longer allowed is refused
+ * (403) here, nothing written, rather than acting on a right taken away (a demoted admin's API key, a
+ * removed developer's endpoint). Taken before any other lock of the transaction (the partner's row, an
+ * endpoint's): the users-first order every path keeps. The users' own writes (invite, role, removal)
+ * take the lock of every row instead (they count or check the partner's other users).
  */
-function requireCallerUnderLock(all: readonly users.UserRow[], caller: UserCaller): void {
-  const self = all.find((u) => u.id === caller.userId);
-  if (!self || self.activatedAt === null || !can(self.role, 'users'))
-    throw new DomainError('forbidden', `The ${self?.role ?? 'removed'} user may no longer change users.`);
+export async function requireActingUser(trx: Executor, user: ActingUser, permission: Permission): Promise<void> {
+  const self = await users.lockUserShared(trx, user.partnerId, user.userId);
+  requireCallerRight(self ? [self] : [], user, permission);
+}
+
+/** The caller among the partner's users `all`: still active, its role granting `permission`, or 403. */
+function requireCallerRight(all: readonly users.UserRow[], user: ActingUser, permission: Permission): void {
+  const self = all.find((u) => u.id === user.userId);
+  if (!self || self.activatedAt === null || !can(self.role, permission))
+    throw new DomainError('forbidden', `The ${self?.role ?? 'removed'} user may no longer change ${permission}.`);
 }
 
 /**
  * The user of the partner about to change, under the lock of the partner's users, the caller's own
- * right checked again under it (`requireCallerUnderLock`): when it is the last active admin and
+ * right checked again under it (`requireActingUser`'s check): when it is the last active admin and
  * `losing` says it would stop being one, the change is refused (409).
  */
 async function lockedTarget(
@@ -304,7 +351,7 @@ async function lockedTarget(
   losing: 'removed' | 'demoted' | undefined,
 ): Promise<users.UserRow> {
   const all = await users.lockPartnerUsers(trx, caller.partnerId);
-  requireCallerUnderLock(all, caller);
+  requireCallerRight(all, caller, 'users');
   const target = all.find((u) => u.id === userId);
   if (!target) throw new DomainError('not_found', 'No such user.');
   const activeAdmins = all.filter((u) => u.role === 'admin' && u.activatedAt !== null);

@@ -675,18 +675,20 @@ export interface WebhookDeliveryAttemptsTable {
 }
 
 /**
- * The one-time actions done (test event, send again), by the page's one-time token and their target
- * (migration 0079): the operator webhooks page's, the partner console's (its rows' actor the partner
- * user) and the CLI's `--once`. A repeated submit finds its row and queues nothing more.
+ * The one-time actions done (test event, send again, and the console's secret rotation), by the page's
+ * one-time token and their target (migrations 0079, 0091): the operator webhooks page's, the partner
+ * console's (its rows' actor the partner user) and the CLI's `--once`. A repeated submit finds its row
+ * and does nothing more.
  */
 export interface WebhookOperatorActionsTable {
   action_token: string;
-  action: 'test' | 'redeliver';
-  /** The endpoint tested, the delivery sent again. */
+  action: 'test' | 'redeliver' | 'rotate';
+  /** The endpoint tested or rotated, the delivery sent again. */
   target_id: string;
-  delivery_id: string;
-  event_id: string;
-  attempt: number;
+  /** What a test or a send again queued; null for a rotation (it queues nothing). */
+  delivery_id: string | null;
+  event_id: string | null;
+  attempt: number | null;
   actor: string;
   created_at: Generated<Date>;
 }

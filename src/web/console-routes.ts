@@ -126,7 +126,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       const checked = checkBrandName(raw);
       const error = checked.errors[0]?.code;
       if (error === undefined) {
-        await setBrandName(deps.db, sessionActor(request.webSession!), partnerId, raw);
+        await setBrandName(deps.db, sessionActor(request.webSession!), partnerId, raw, request.webSession!.accountId);
         return reply.redirect('/console?brand=saved', 303);
       }
       const agreement = await repo.findAgreement(deps.db, partnerId, deps.now());
@@ -176,7 +176,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
             deps.db,
             sessionActor(request.webSession!),
             partnerId,
-            { ...parsed.input, expectedVersion: formVersion },
+            { ...parsed.input, expectedVersion: formVersion, userId: request.webSession!.accountId },
             now,
           );
           deps.directory.invalidate();

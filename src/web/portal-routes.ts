@@ -48,14 +48,20 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
         throw new DomainError('validation_failed', 'Choose an environment.');
       const label = field(request.body, 'label', WHOLE) || undefined;
-      const created = await createApiKey(deps.db, sessionActor(request.webSession!), { partnerId, environment, label });
+      const created = await createApiKey(deps.db, sessionActor(request.webSession!), {
+        partnerId,
+        environment,
+        label,
+        userId: request.webSession!.accountId, // its right read again as the key is written
+      });
       deps.directory.invalidate();
       return sendPage(reply, 201, keysPage(contextOf(request, 'portal'), await keysData(deps, partnerId), created));
     });
 
     app.post<{ Params: { id: string } }>('/portal/keys/:id/revoke', async (request, reply) => {
       allow(request, 'keys');
-      await revokeApiKey(deps.db, sessionActor(request.webSession!), partnerOf(request), request.params.id);
+      const session = request.webSession!;
+      await revokeApiKey(deps.db, sessionActor(session), partnerOf(request), request.params.id, session.accountId);
       deps.directory.invalidate();
       return reply.redirect('/portal/keys', 303);
     });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  checkInvitation,
   inviteUser,
   listUsers,
   removeUser,
@@ -102,9 +103,14 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
     change(
       '/console/users',
       async (request, reply) => {
-        await limitInvitations(request, reply);
         const email = field(request.body, 'email', WHOLE);
-        await inviteUser(users, callerOf(request), { email, role: field(request.body, 'role', WHOLE) });
+        const invitation = { email, role: field(request.body, 'role', WHOLE) };
+        // what would be refused (the address, the role, the caller's right, an address already a user) is
+        // refused before the invitation is counted: a refused one spends no slot of the limit; the count
+        // itself is one statement, so two invitations at once are each counted and the limit holds
+        await checkInvitation(deps.db, callerOf(request), invitation);
+        await limitInvitations(request, reply);
+        await inviteUser(users, callerOf(request), invitation);
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
       },
       (body) => ({ email: field(body, 'email', WHOLE), role: field(body, 'role', WHOLE) }),

@@ -35,10 +35,13 @@ import {
 
 /**
  * The console's webhook endpoints: add, pause/resume, test-send, rotate the secret, remove, and the
- * delivery log. "Send a test event" and "Send again", which queue a delivery, are done once per page
- * shown (its one-time `actionToken`, platform/action-token.ts, as the operator page's): a double click
- * or a resubmitted form queues one, then says so (`notice: 'replayed'`). The token is the partner's:
- * one used already on another partner's endpoint is refused as a stale form.
+ * delivery log. "Send a test event" and "Send again", which queue a delivery, and "Rotate the secret"
+ * are done once per page shown (its one-time `actionToken`, platform/action-token.ts, as the operator
+ * page's): a double click or a resubmitted form queues one (then says so, `notice: 'replayed'`), or
+ * rotates once: its second answer, the one the browser shows, shows the same secret again, 201, while
+ * no later rotation replaced it (`notice: 'rotateReplayed'`), else no secret (`'rotateSuperseded'`).
+ * The token is the partner's: one used already on another partner's endpoint is refused as a stale
+ * form. Each change carries the user (`userId`): its right is checked again in the change's transaction.
  */
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const webhooks = webhookDepsOf(deps);
@@ -50,6 +53,8 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       actor: sessionActor(request.webSession!),
       partnerId: request.webSession!.partnerId!,
       environment,
+      // the user's right read again in each change's transaction (the early `allow` is the session's)
+      userId: request.webSession!.accountId,
     });
 
     const render = async (request: FastifyRequest, environment: Environment, outcome: Outcome = {}) => {
@@ -62,7 +67,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
         webhooks,
         endpoints.map((e) => e.id),
       );
-      // a fresh one-time token per page shown: each of its test and send-again forms is done once
+      // a fresh one-time token per page shown: each of its test, send-again and rotate forms is done once
       return webhooksPage(
         contextOf(request, 'console'),
         environment,
@@ -80,7 +85,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => sendPage(reply, 200, await render(request, request.query.env ?? 'sandbox')),
     );
 
-    /** Runs a change; a domain error other than 404 is shown on the page (422). */
+    /** Runs a change; a domain error other than 403 (the right re-checked, lost meanwhile) or 404 is shown on the page (422). */
     const change = (
       path: string,
       run: (
@@ -95,7 +100,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
           const outcome = await run(request, environment);
           return sendPage(reply, outcome.secret ? 201 : 200, await render(request, environment, outcome));
         } catch (error) {
-          if (!(error instanceof DomainError) || error.status === 404 || error.status >= 500) throw error;
+          if (!(error instanceof DomainError) || [403, 404].includes(error.status) || error.status >= 500) throw error;
           const w = t(langOf(request));
           // each field told by the label next to it, not its API name
           const labels = { url: w.url, description: w.description, eventTypes: w.eventTypes };
@@ -121,8 +126,20 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       return { notice: sent.replayed ? 'replayed' : 'test' };
     });
     change('/console/webhooks/:id/rotate', async (request, environment) => {
-      const rotated = await rotateSecret(webhooks, scopeOf(request, environment), request.params.id ?? '');
-      return { secret: rotated.secret, previousUntil: rotated.previousSecretValidUntil };
+      // once per page shown: a double click rotates once; its second answer shows the same secret again
+      // (the browser shows only that one), unless a later rotation replaced it meanwhile
+      const rotated = await rotateSecret(
+        webhooks,
+        scopeOf(request, environment),
+        request.params.id ?? '',
+        once(request),
+      );
+      if (!('secret' in rotated)) return { notice: 'rotateSuperseded' };
+      return {
+        secret: rotated.secret,
+        previousUntil: rotated.previousSecretValidUntil,
+        ...(rotated.replayed ? { notice: 'rotateReplayed' as const } : {}),
+      };
     });
     change('/console/webhooks/deliveries/:id/redeliver', async (request, environment) => {
       const sent = await redeliver(webhooks, scopeOf(request, environment), request.params.id ?? '', once(request));

@@ -10,15 +10,19 @@ import { t } from '../i18n/index.ts';
 import { csrfField, formatDate, mayChange, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /**
- * The console's webhooks page: endpoints, their forms, the delivery log. Its test and send-again
- * forms carry the page's one-time `actionToken`: each is done once per page shown.
+ * The console's webhooks page: endpoints, their forms, the delivery log. Its test, send-again and
+ * rotate forms carry the page's one-time `actionToken`: each is done once per page shown.
  */
 
 export interface Outcome {
   secret?: string;
   previousUntil?: string;
-  /** `replayed`: a form of this page sent twice, nothing queued the second time. */
-  notice?: 'test' | 'redelivered' | 'replayed';
+  /**
+   * `replayed`: a test or send-again form of this page sent twice, nothing queued the second time;
+   * `rotateReplayed`: its rotate form sent twice, rotated once, the secret in force shown again;
+   * `rotateSuperseded`: the same, but a later rotation replaced that secret (none shown).
+   */
+  notice?: 'test' | 'redelivered' | 'replayed' | 'rotateReplayed' | 'rotateSuperseded';
   problems?: string[];
 }
 
@@ -35,7 +39,13 @@ export function webhooksPage(
   const csrf = csrfField(ctx.session!.csrfToken);
   const env = html`<input type="hidden" name="env" value="${environment}">`;
   const once = html`<input type="hidden" name="actionToken" value="${actionToken}">`;
-  const notices = { test: w.testSent, redelivered: w.redelivered, replayed: w.formReplayed };
+  const notices = {
+    test: w.testSent,
+    redelivered: w.redelivered,
+    replayed: w.formReplayed,
+    rotateReplayed: w.rotateReplayed,
+    rotateSuperseded: w.rotateSuperseded,
+  };
   return page(
     ctx,
     w.webhooksTitle,
@@ -58,7 +68,7 @@ ${
             mayChange(ctx, 'webhooks')
               ? html`<form method="post" action="/console/webhooks/${e.id}/${e.enabled ? 'pause' : 'resume'}">${csrf}${env}<button type="submit" class="secondary">${e.enabled ? w.pause : w.resume}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}${once}<button type="submit" class="secondary">${w.sendTest}</button></form>
-<form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
+<form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}${once}<button type="submit" class="secondary">${w.rotate}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form>`
               : ''
           }</td></tr>`,

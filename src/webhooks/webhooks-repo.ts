@@ -397,30 +397,40 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
 }
 
 // ---------------------------------------------------------------------------------------------
-// operator actions done once per one-time token (migration 0079)
+// operator actions done once per one-time token (migrations 0079, 0091)
 
 export interface OperatorActionKey {
   actionToken: string;
-  action: 'test' | 'redeliver';
-  /** The endpoint tested, the delivery sent again. */
+  action: 'test' | 'redeliver' | 'rotate';
+  /** The endpoint tested or rotated, the delivery sent again. */
   targetId: string;
 }
 
-/** What an operator action queued, recorded under its token: a repeated submit answers it again. */
+/** What a test or a send again queued, recorded under its token: a repeated submit answers it again. */
 export interface OperatorActionDone {
   delivery_id: string;
   event_id: string;
   attempt: number;
 }
 
+/**
+ * An action found done under a token: what it queued — a test's and a send again's always there
+ * (0091's `webhook_operator_actions_queued`), a rotation's null (it queues nothing) — and when it
+ * was done (`created_at`, the action's own instant: a rotation's replay compares it with the
+ * endpoint's `previous_secret_expires_at`).
+ */
+export type OperatorActionFound = { [K in keyof OperatorActionDone]: OperatorActionDone[K] | null } & {
+  created_at: Date;
+};
+
 /** The action already done under this token, on this target; undefined the first time. */
 export async function findOperatorAction(
   db: Executor,
   key: OperatorActionKey,
-): Promise<OperatorActionDone | undefined> {
+): Promise<OperatorActionFound | undefined> {
   return db
     .selectFrom('webhook_operator_actions')
-    .select(['delivery_id', 'event_id', 'attempt'])
+    .select(['delivery_id', 'event_id', 'attempt', 'created_at'])
     .where('action_token', '=', key.actionToken)
     .where('action', '=', key.action)
     .where('target_id', '=', key.targetId)
@@ -437,22 +447,24 @@ export async function operatorActionOfOtherPartner(
   actionToken: string,
   partnerId: string,
 ): Promise<boolean> {
+  // a test's and a send again's partner is their delivery's; a rotation's (no delivery), its endpoint's
   const row = await db
     .selectFrom('webhook_operator_actions as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('webhook_endpoints as e', (join) => join.onRef('e.id', '=', 'a.target_id').on('a.action', '=', 'rotate'))
     .select('a.action_token')
     .where('a.action_token', '=', actionToken)
-    .where('d.partner_id', '<>', partnerId)
+    .where((eb) => eb(eb.fn.coalesce('d.partner_id', 'e.partner_id'), '<>', partnerId))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** Records an operator action done, in its transaction (its target's row locked: never twice at once). */
+/** Records an operator action done at `at`, in its transaction (its target's row locked: never twice at once). */
 export async function recordOperatorAction(
   trx: Executor,
   key: OperatorActionKey,
-  done: OperatorActionDone & { actor: string },
+  done: (OperatorActionDone | Record<keyof OperatorActionDone, null>) & { actor: string; at: Date },
 ): Promise<void> {
   await trx
     .insertInto('webhook_operator_actions')
@@ -464,6 +476,7 @@ export async function recordOperatorAction(
       event_id: done.event_id,
       attempt: done.attempt,
       actor: done.actor,
+      created_at: done.at,
     })
     .execute();
 }

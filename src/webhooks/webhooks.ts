@@ -7,6 +7,7 @@ import type { Environment, WebhookDeliveryStatus, WebhookPausedReason } from '..
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskTyped } from '../platform/personal-text.ts';
+import { requireActingUser } from '../partners/index.ts';
 import { pauseEndedReason, PREVIOUS_SECRET_GRACE_MS } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
@@ -37,6 +38,19 @@ export interface WebhookScope {
   actor: string;
   partnerId?: string | undefined;
   environment?: Environment | undefined;
+  /**
+   * The partner user writing from the console (with `partnerId`): its right (`webhooks`) is checked
+   * again in the transaction that writes, first (partners' `requireActingUser`); absent for operators
+   * and the partner API's keys.
+   */
+  userId?: string | undefined;
+}
+
+/** A console user's right read again, under the lock of its partner's users, before anything else is locked. */
+async function recheckUser(trx: Trx, scope: WebhookScope): Promise<void> {
+  if (scope.userId === undefined) return;
+  if (scope.partnerId === undefined) throw new DomainError('forbidden', 'A user acts on its own partner only.');
+  await requireActingUser(trx, { userId: scope.userId, partnerId: scope.partnerId }, 'webhooks');
 }
 
 export interface WebhookEndpointView {
@@ -154,6 +168,7 @@ export async function addEndpoint(
   const url = await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
   const secret = newWebhookSecret();
   const insert = async (trx: Trx) => {
+    await recheckUser(trx, scope);
     // the partner row lock serialises concurrent additions, so the limit holds
     await repo.lockPartnerEndpoints(trx, scope.partnerId);
     if ((await repo.countLiveEndpoints(trx, scope.partnerId, scope.environment)) >= MAX_ENDPOINTS) {
@@ -213,6 +228,7 @@ async function changeEndpoint<T>(
 ): Promise<T> {
   if (!UUID.test(endpointId)) throw notFound(endpointId);
   const changed = await deps.db.transaction().execute(async (trx) => {
+    await recheckUser(trx, scope);
     const row = await repo.findEndpoint(trx, scope, endpointId, { forUpdate: true });
     if (!row) throw notFound(endpointId);
     return change(trx, row);
@@ -335,19 +351,60 @@ export async function updateEndpointSettings(
   return input.enabled === undefined ? changed : setEndpointEnabled(deps, scope, endpointId, input.enabled);
 }
 
+/** A rotation done: the new secret (shown once) and until when the previous one keeps signing. */
+export type Rotated = EndpointWithSecret & { previousSecretValidUntil: string };
+
 /**
  * A new secret, answered once. For 24 hours the previous secret keeps signing too (the
  * `webhook-signature` header then carries two signatures), so the receiver can switch without
- * losing a message; a second rotation within that window drops the oldest.
+ * losing a message; a second rotation within that window drops the oldest. With a one-time token
+ * (OperatorOnce: the partner console's page) used already on this endpoint, nothing is rotated again
+ * (`replayed: true`): while that rotation is still the one in force — the endpoint's previous secret
+ * still ends at its instant plus the grace, no rotation since —, the same answer as the first (the
+ * current secret, which this page's first answer showed already: a double click's browser shows only
+ * the second answer); once a later rotation replaced it, no secret (`superseded: true`).
  */
+export async function rotateSecret(deps: WebhookDeps, scope: WebhookScope, endpointId: string): Promise<Rotated>;
 export async function rotateSecret(
   deps: WebhookDeps,
   scope: WebhookScope,
   endpointId: string,
-): Promise<EndpointWithSecret & { previousSecretValidUntil: string }> {
+  once: OperatorOnce,
+): Promise<(Rotated & { replayed?: true }) | { replayed: true; superseded: true }>;
+export async function rotateSecret(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+  once: OperatorOnce = {},
+): Promise<(Rotated & { replayed?: true }) | { replayed: true; superseded: true }> {
+  const token = checkActionToken(once);
   const secret = newWebhookSecret();
   return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
-    const until = new Date(deps.now().getTime() + PREVIOUS_SECRET_GRACE_MS);
+    // the endpoint's row is locked: a second submit of the same token waits here, then finds the first
+    const key = token === undefined ? undefined : { actionToken: token, action: 'rotate' as const, targetId: row.id };
+    const done = await doneBefore(trx, key, row.partner_id);
+    if (done) {
+      const until = row.previous_secret_expires_at;
+      if (until?.getTime() !== done.created_at.getTime() + PREVIOUS_SECRET_GRACE_MS)
+        return { replayed: true as const, superseded: true as const };
+      const current = decrypt(deps.keys.encryption, row.secret_enc);
+      return {
+        endpoint: view(row),
+        secret: current,
+        previousSecretValidUntil: until.toISOString(),
+        replayed: true as const,
+      };
+    }
+    const now = deps.now();
+    if (key)
+      await repo.recordOperatorAction(trx, key, {
+        delivery_id: null,
+        event_id: null,
+        attempt: null,
+        actor: scope.actor,
+        at: now,
+      });
+    const until = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS);
     // the previous secret re-encrypted as it is (checked to open with today's key)
     const previous = encrypt(deps.keys.encryption, decrypt(deps.keys.encryption, row.secret_enc));
     const updated = await repo.updateEndpoint(trx, row.id, {
@@ -394,13 +451,21 @@ async function doneBefore(
   trx: Trx,
   key: repo.OperatorActionKey | undefined,
   partnerId: string,
-): Promise<repo.OperatorActionDone | undefined> {
+): Promise<repo.OperatorActionFound | undefined> {
   if (key === undefined) return undefined;
   if (await repo.operatorActionOfOtherPartner(trx, key.actionToken, partnerId))
     throw new DomainError('validation_failed', 'The action is not valid.', {
       errors: [{ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' }],
     });
   return repo.findOperatorAction(trx, key);
+}
+
+/** What a test or a send again found done queued: never null for them (0091's `webhook_operator_actions_queued`). */
+function queuedOf(done: repo.OperatorActionFound): repo.OperatorActionDone {
+  const { delivery_id, event_id, attempt } = done;
+  if (delivery_id === null || event_id === null || attempt === null)
+    throw new Error('A test or send again recorded without what it queued.');
+  return { delivery_id, event_id, attempt };
 }
 
 /**
@@ -419,7 +484,10 @@ export async function sendTestEvent(
     // the endpoint's row is locked: a second submit of the same token waits here, then finds the first
     const key = token === undefined ? undefined : { actionToken: token, action: 'test' as const, targetId: row.id };
     const done = await doneBefore(trx, key, row.partner_id);
-    if (done) return { eventId: done.event_id, deliveryId: done.delivery_id, replayed: true as const };
+    if (done) {
+      const queued = queuedOf(done);
+      return { eventId: queued.event_id, deliveryId: queued.delivery_id, replayed: true as const };
+    }
     if (!row.enabled)
       throw new DomainError('webhook_endpoint_disabled', `Webhook endpoint ${row.id} is disabled; enable it first.`);
     const data: TestEventData = { endpointId: row.id, message: 'This is a test event from Parasol.' };
@@ -435,6 +503,7 @@ export async function sendTestEvent(
         event_id: event.id,
         attempt: 1,
         actor: scope.actor,
+        at: deps.now(),
       });
     await audit(trx, {
       actor: scope.actor,
@@ -581,13 +650,15 @@ export async function redeliver(
   if (!UUID.test(deliveryId)) throw missing();
   const token = checkActionToken(once);
   return deps.db.transaction().execute(async (trx) => {
+    await recheckUser(trx, scope);
     // the delivery's row is locked: a second submit of the same token waits here, then finds the first
     const row = await repo.findDeliveryForUpdate(trx, scope, deliveryId);
     if (!row || row.removed_at) throw missing();
     const key =
       token === undefined ? undefined : { actionToken: token, action: 'redeliver' as const, targetId: row.id };
     const done = await doneBefore(trx, key, row.partner_id);
-    if (done) return { deliveryId: row.id, eventId: row.event_id, attempt: done.attempt, replayed: true as const };
+    if (done)
+      return { deliveryId: row.id, eventId: row.event_id, attempt: queuedOf(done).attempt, replayed: true as const };
     if (!row.enabled)
       throw new DomainError(
         'webhook_endpoint_disabled',
@@ -607,6 +678,7 @@ export async function redeliver(
         event_id: row.event_id,
         attempt,
         actor: scope.actor,
+        at: deps.now(),
       });
     await audit(trx, {
       actor: scope.actor,

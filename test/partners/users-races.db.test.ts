@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import { createApiKey, revokeApiKey } from '../../src/partners/api-keys.ts';
-import { createPartner } from '../../src/partners/partners.ts';
+import { setBrandName } from '../../src/partners/brand.ts';
+import { setConfiguration } from '../../src/partners/configuration.ts';
+import type { UserRole } from '../../src/partners/model.ts';
+import { createPartner, setAgreement } from '../../src/partners/partners.ts';
 import * as usersRepo from '../../src/partners/users-repo.ts';
 import {
   createUser,
@@ -17,8 +20,10 @@ import {
 import { deriveKeyring, randomToken, sha256Hex } from '../../src/platform/crypto.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import { endUserSessions } from '../../src/web/sessions.ts';
+import type { Db } from '../../src/platform/db.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
-import { eventually, openTestDatabase, testConfig, uniqueSlug, usingPostgres } from '../helper.ts';
+import { addEndpoint, redeliver, rotateSecret, type WebhookDeps } from '../../src/webhooks/index.ts';
+import { DEFAULT_AGREEMENT, eventually, openTestDatabase, testConfig, uniqueSlug, usingPostgres } from '../helper.ts';
 
 /**
  * Partner users written by two transactions at once (PostgreSQL: a second connection holds a lock or
@@ -86,6 +91,65 @@ async function setup(t: TestContext) {
 }
 
 const isCode = (code: string) => (e: unknown) => e instanceof DomainError && e.code === code;
+
+const AT = new Date('2026-11-27T10:00:00Z');
+
+/**
+ * Writes of the portal and console other than users', each made by the partner user `userId` (its right
+ * checked again in the write's transaction, partners' `requireActingUser`), with the role that grants
+ * it and what it writes (nothing, when refused).
+ */
+function consoleWrites(db: Db, partnerId: string) {
+  const webhooks: WebhookDeps = { db, jobs, keys, allowPrivate: true, now: () => AT };
+  const count = (table: 'api_keys' | 'partner_configurations' | 'webhook_endpoints') => async () =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('partner_id', '=', partnerId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return [
+    {
+      name: 'an API key created',
+      role: 'developer' as UserRole,
+      write: (userId: string) => createApiKey(db, `user:${userId}`, { partnerId, environment: 'sandbox', userId }),
+      written: count('api_keys'),
+    },
+    {
+      name: 'a configuration saved',
+      role: 'admin' as UserRole,
+      write: (userId: string) =>
+        setConfiguration(
+          db,
+          `user:${userId}`,
+          partnerId,
+          {
+            formula: 'delay',
+            delayTiers: [{ minDelayMinutes: 120, amount: 5000 }],
+            cancellationAmount: 0,
+            commissionRate: '0.10',
+            userId,
+          },
+          AT,
+        ),
+      written: count('partner_configurations'),
+    },
+    {
+      name: 'a webhook endpoint added',
+      role: 'developer' as UserRole,
+      write: (userId: string) =>
+        addEndpoint(
+          webhooks,
+          { actor: `user:${userId}`, partnerId, environment: 'sandbox', userId },
+          { url: 'http://127.0.0.1:9/hooks' },
+        ),
+      written: count('webhook_endpoints'),
+    },
+  ];
+}
 
 /** The outcome of work started now and awaited later (a rejection meanwhile is not unhandled). */
 function started<T>(work: Promise<T>): Promise<PromiseSettledResult<T>> {
@@ -223,6 +287,33 @@ describe(
       });
     }
 
+    // every other console write re-checks its caller the same way: read before the lock, B's right would still hold
+    for (const [change, sql] of [
+      ['demotes', `UPDATE users SET role = 'viewer' WHERE id = $1`],
+      ['removes', `DELETE FROM users WHERE id = $1`],
+    ] as const) {
+      it(`an admin ${change} B while B's console writes are under way: each waits for the lock, then is forbidden`, async (t) => {
+        const { db, caller, held, waiting } = await setup(t);
+        for (const { name, role, write, written } of consoleWrites(db, caller.partnerId)) {
+          const b = await createUser(db, 'operator:test', {
+            partnerId: caller.partnerId,
+            email: `${uniqueSlug('b')}@example.com`,
+            password: PASSWORD,
+            role,
+          });
+          // B's session read B's role when the request began; A's change is written and not yet committed
+          await held.query('BEGIN');
+          await held.query(sql, [b.id]);
+          const writing = started<unknown>(write(b.id));
+          await eventually(() => waiting(1));
+          await held.query('COMMIT');
+          const refusal = rejection(await writing);
+          assert.ok(isCode('forbidden')(refusal), `${name}: ${String(refusal)}`);
+          assert.equal(await written(), 0, `${name}: nothing written`);
+        }
+      });
+    }
+
     it("an acceptance while an operator's user of the address commits: address_taken, the link left unused", async (t) => {
       const { db, deps, held, waiting, invited } = await setup(t);
       const other = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Other Partner' });
@@ -244,6 +335,106 @@ describe(
 );
 
 describe("a caller's right is read again under the users' lock", () => {
+  it('console writes (API keys, brand name, configuration, webhook endpoints) of a user demoted or removed since: forbidden, nothing written', async (t) => {
+    const handle = await openTestDatabase();
+    t.after(() => handle.close());
+    const db = handle.db;
+    const partner = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Stale Writes' });
+    // an agreement: a configuration refused is refused for its caller's right, not for want of one
+    await setAgreement(db, 'operator:test', partner.id, DEFAULT_AGREEMENT);
+    const userOf = (role: UserRole) =>
+      createUser(db, 'operator:test', {
+        partnerId: partner.id,
+        email: `${uniqueSlug(role)}@example.com`,
+        password: PASSWORD,
+        role,
+      });
+    const admin = await userOf('admin');
+    const deps: UserDeps = { db, jobs, keys, publicUrl: 'https://parasol.test', now: () => AT };
+    const adminCaller: UserCaller = {
+      actor: `user:${admin.id}`,
+      partnerId: partner.id,
+      userId: admin.id,
+      role: 'admin',
+      lang: 'en',
+    };
+    const webhooks: WebhookDeps = { db, jobs, keys, allowPrivate: true, now: () => AT };
+    const scopeOf = (userId: string) => ({
+      actor: `user:${userId}`,
+      partnerId: partner.id,
+      environment: 'sandbox' as const,
+      userId,
+    });
+
+    // the role still granting it, each write goes through (the check refuses no one allowed)
+    const developer = await userOf('developer');
+    const { key } = await createApiKey(db, `user:${developer.id}`, {
+      partnerId: partner.id,
+      environment: 'sandbox',
+      userId: developer.id,
+    });
+    const { endpoint } = await addEndpoint(webhooks, scopeOf(developer.id), { url: 'http://127.0.0.1:9/hooks' });
+
+    // demoted since its session was read: every write refused
+    await setUserRole(deps, adminCaller, developer.id, 'viewer');
+    for (const write of consoleWrites(db, partner.id).filter((w) => w.role === 'developer'))
+      await assert.rejects(write.write(developer.id), isCode('forbidden'), write.name);
+    await assert.rejects(
+      revokeApiKey(db, `user:${developer.id}`, partner.id, key.id, developer.id),
+      isCode('forbidden'),
+    );
+    await assert.rejects(rotateSecret(webhooks, scopeOf(developer.id), endpoint.id), isCode('forbidden'));
+    await assert.rejects(
+      redeliver(webhooks, scopeOf(developer.id), '00000000-0000-4000-8000-000000000000'),
+      isCode('forbidden'),
+    );
+
+    // an admin removed since: neither the brand name nor the configuration
+    const other = await userOf('admin');
+    await removeUser(deps, adminCaller, other.id);
+    await assert.rejects(
+      setBrandName(db, `user:${other.id}`, partner.id, 'Stale Brand', other.id),
+      isCode('forbidden'),
+    );
+    const [, configuration] = consoleWrites(db, partner.id);
+    await assert.rejects(configuration!.write(other.id), isCode('forbidden'));
+
+    // an admin demoted to developer since: neither the brand name nor the configuration, an API key still
+    const demoted = await userOf('admin');
+    await setUserRole(deps, adminCaller, demoted.id, 'developer');
+    await assert.rejects(
+      setBrandName(db, `user:${demoted.id}`, partner.id, 'Stale Brand', demoted.id),
+      isCode('forbidden'),
+    );
+    await assert.rejects(configuration!.write(demoted.id), isCode('forbidden'));
+    const { key: developerKey } = await createApiKey(db, `user:${demoted.id}`, {
+      partnerId: partner.id,
+      environment: 'sandbox',
+      userId: demoted.id,
+    });
+    // the admin still one: its configuration saved (the only one)
+    await configuration!.write(admin.id);
+
+    const [keys_, endpoints, configurations] = await Promise.all([
+      db.selectFrom('api_keys').select(['id', 'revoked_at']).where('partner_id', '=', partner.id).execute(),
+      db.selectFrom('webhook_endpoints').select('secret_enc').where('partner_id', '=', partner.id).execute(),
+      db.selectFrom('partner_configurations').select('id').where('partner_id', '=', partner.id).execute(),
+    ]);
+    assert.deepEqual(
+      keys_.map((k) => k.id).sort(),
+      [key.id, developerKey.id].sort(),
+      'the developer’s key and the demoted admin’s',
+    );
+    assert.ok(
+      keys_.every((k) => k.revoked_at === null),
+      'none revoked',
+    );
+    assert.equal(endpoints.length, 1, 'one endpoint');
+    assert.equal(configurations.length, 1, 'the admin’s configuration only');
+    const brand = await db.selectFrom('partners').select('brand_name').where('id', '=', partner.id).executeTakeFirst();
+    assert.equal(brand?.brand_name, null);
+  });
+
   // the session's role was read when the request began; an admin's change committed since is the one that counts
   it('a demoted admin does not promote itself back, invite or remove; a removed one changes nothing', async (t) => {
     const handle = await openTestDatabase();

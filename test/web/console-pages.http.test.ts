@@ -306,9 +306,47 @@ describe('console and operator pages', () => {
     assert.match(stale.body, /This form is stale: open the page again\./);
     assert.doesNotMatch(stale.body, /actionToken:/, 'the token is no field of the form: its own sentence');
     assert.equal((await deliveriesTo(id)).length, 1);
-    const rotated = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
+    // "Rotate the secret" too: a double click rotates once, and its second answer (the one the browser
+    // shows) shows the same secret again
+    const secretOf = async () =>
+      (await t.db.selectFrom('webhook_endpoints').select('secret_enc').where('id', '=', id).executeTakeFirstOrThrow())
+        .secret_enc;
+    const shownSecret = (body: string) => /id="new-secret">(whsec_[^<]+)</.exec(body)?.[1];
+    const rotations = async () =>
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('entity_id', '=', id)
+          .where('action', '=', 'secret_rotated')
+          .execute()
+      ).length;
+    const rotateForm = { _csrf: csrf, env: 'sandbox', actionToken: tokenOf(stale.body)! };
+    const rotated = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
     assert.equal(rotated.statusCode, 201);
-    assert.match(rotated.body, /whsec_/);
+    const firstSecret = shownSecret(rotated.body);
+    assert.ok(firstSecret, 'the new secret shown');
+    const rotatedSecret = await secretOf();
+    const rotatedTwice = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(rotatedTwice.statusCode, 201);
+    assert.equal(shownSecret(rotatedTwice.body), firstSecret, 'the same secret shown again');
+    assert.match(rotatedTwice.body, /the secret was rotated once, and the one below is still in force/);
+    assert.equal(await secretOf(), rotatedSecret, 'not rotated again');
+    assert.equal(await rotations(), 1, 'one rotation for the two posts');
+    // once a later rotation (another page's) replaced it, the first page's form shows no secret
+    const later = await browser.post(`/console/webhooks/${id}/rotate`, {
+      ...rotateForm,
+      actionToken: tokenOf(rotatedTwice.body)!,
+    });
+    assert.equal(later.statusCode, 201);
+    assert.notEqual(shownSecret(later.body), firstSecret);
+    const superseded = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(superseded.statusCode, 200);
+    assert.match(superseded.body, /This form already rotated the secret; a later rotation replaced it/);
+    assert.doesNotMatch(superseded.body, /whsec_/, 'no secret shown');
+    assert.equal(await rotations(), 2);
+    const staleRotation = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
+    assert.equal(staleRotation.statusCode, 422, 'a rotation form without its token is stale');
 
     const { browser: stranger } = await signedInPartner();
     const strangerCsrf = csrfOf((await stranger.get('/console/webhooks')).body)!;
@@ -355,6 +393,22 @@ describe('console and operator pages', () => {
       .where('action', '=', 'redelivery_requested')
       .execute();
     assert.deepEqual(resends, [], 'not sent again with another partner’s token');
+    // a token used only to rotate (its row has no delivery: its partner is its endpoint's) is ours too
+    const strangerSecret = async () =>
+      (
+        await t.db
+          .selectFrom('webhook_endpoints')
+          .select('secret_enc')
+          .where('id', '=', ownId)
+          .executeTakeFirstOrThrow()
+      ).secret_enc;
+    const before = await strangerSecret();
+    const rotateBorrowed = { ...borrowed, actionToken: rotateForm.actionToken };
+    const foreignRotation = await stranger.post(`/console/webhooks/${ownId}/rotate`, rotateBorrowed);
+    assert.equal(foreignRotation.statusCode, 422);
+    assert.match(foreignRotation.body, /This form is stale: open the page again\./);
+    assert.doesNotMatch(foreignRotation.body, /whsec_/);
+    assert.equal(await strangerSecret(), before, 'not rotated with another partner’s token');
 
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);

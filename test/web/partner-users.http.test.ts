@@ -316,6 +316,24 @@ describe('partner users', () => {
     assert.deepEqual(statuses, [...Array(INVITATION_RULES.partner.threshold).fill(200), 429]);
   });
 
+  test('a refused invitation spends no slot of the limit: a bad address, a bad role, an address already a user', async () => {
+    const { partner, email: adminEmail, browser: admin } = await adminOfNewPartner();
+    const counted = async () =>
+      (
+        await t.db
+          .selectFrom('login_throttle')
+          .select('attempts')
+          .where('key', '=', `invite:partner:${partner.id}`)
+          .executeTakeFirst()
+      )?.attempts ?? 0;
+    assert.equal((await invite(admin, 'not an address', 'viewer')).statusCode, 422);
+    assert.equal((await invite(admin, `${uniqueSlug('role')}@example.com`, 'owner')).statusCode, 422);
+    assert.equal((await invite(admin, adminEmail.toUpperCase(), 'viewer')).statusCode, 409);
+    assert.equal(await counted(), 0, 'none of the three counted');
+    assert.equal((await invite(admin, `${uniqueSlug('counted')}@example.com`, 'viewer')).statusCode, 200);
+    assert.equal(await counted(), 1, 'the invitation sent counts');
+  });
+
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
     const { partner, browser: admin } = await adminOfNewPartner();
     const { browser: viewer } = await inviteAndActivate(admin, 'viewer');
