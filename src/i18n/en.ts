@@ -228,6 +228,8 @@ export const en = {
   removeConfirm: 'Remove this endpoint? It will receive nothing more.',
   secretTitle: 'Signing secret',
   secretWarning: 'Copy it now: it is shown only once. After a rotation the previous secret keeps signing until',
+  secretShownAgain:
+    'Copy it now: it is shown again only within 10 minutes of the rotation. The previous secret keeps signing until',
   deliveries: 'Delivery log',
   attempts: 'Attempts',
   noEndpoints: 'No endpoints yet.',
@@ -238,7 +240,7 @@ export const en = {
   formReplayed: 'This form was sent already: nothing was queued again.',
   rotateReplayed: 'This form was sent already: the secret was rotated once, and the one below is still in force.',
   rotateSuperseded:
-    'This form already rotated the secret; a later rotation replaced it — rotate again to see a new one.',
+    'This form already rotated the secret, which is not shown again (a later rotation replaced it, or it was rotated more than 10 minutes ago): rotate again to see a new one.',
   failing: 'Failing',
   failingHint: 'deliveries failed in the last 24 hours, and the latest attempt',
   pausedBecause: {

@@ -238,6 +238,8 @@ export const fr = {
   secretTitle: 'Secret de signature',
   secretWarning:
     'Copiez-le maintenant\u202f: il n’est affiché qu’une fois. Après un changement, l’ancien secret signe encore jusqu’au',
+  secretShownAgain:
+    'Copiez-le maintenant\u202f: il n’est réaffiché que dans les 10\u00a0minutes suivant le changement. L’ancien secret signe encore jusqu’au',
   deliveries: 'Journal des envois',
   attempts: 'Essais',
   noEndpoints: 'Aucune adresse pour l’instant.',
@@ -249,7 +251,7 @@ export const fr = {
   rotateReplayed:
     'Ce formulaire a déjà été envoyé\u202f: le secret n’a été changé qu’une fois, et celui ci-dessous est toujours en vigueur.',
   rotateSuperseded:
-    'Ce formulaire a déjà changé le secret\u202f; un changement ultérieur l’a remplacé — changez-le à nouveau pour en voir un nouveau.',
+    'Ce formulaire a déjà changé le secret, qui n’est plus affiché (un changement ultérieur l’a remplacé, ou il a été changé il y a plus de 10\u00a0minutes)\u202f: changez-le à nouveau pour en voir un nouveau.',
   failing: 'En échec',
   failingHint: 'livraisons en échec ces dernières 24 heures, dont la dernière tentative',
   pausedBecause: {

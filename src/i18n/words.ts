@@ -257,6 +257,8 @@ export interface Words {
   removeConfirm: string;
   secretTitle: string;
   secretWarning: string;
+  /** The same, on a rotate form's second answer (the secret shown again, not only once). */
+  secretShownAgain: string;
   deliveries: string;
   attempts: string;
   noEndpoints: string;

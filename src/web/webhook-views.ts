@@ -54,7 +54,7 @@ export function webhooksPage(
 ${problemList(outcome.problems)}
 ${endpoints.some((e) => e.pausedReason === 'gone' || e.pausedReason === 'failing') ? html`<p class="alert" role="alert" data-paused-by-platform>${w.pausedByPlatform}</p>` : ''}
 ${outcome.notice ? html`<p class="notice" role="status">${notices[outcome.notice]}</p>` : ''}
-${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
+${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${outcome.notice === 'rotateReplayed' ? w.secretShownAgain : w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
 ${
   endpoints.length === 0
     ? html`<p>${w.noEndpoints}</p>`

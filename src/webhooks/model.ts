@@ -12,6 +12,12 @@ export interface DeliveryJob {
 
 /** Previous secret keeps signing this long after a rotation (see rotateSecret). */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+/**
+ * A rotate form sent again (its page's one-time token used already) shows the secret its first answer
+ * showed for this long after that rotation — a double click, a slow network's resend —, not later (a
+ * page kept open or saved, the back button days after): then no secret, rotate again.
+ */
+export const ROTATION_SHOWN_AGAIN_MS = 10 * 60_000;
 
 /** A delivery: retried while `pending`, then `succeeded` or `failed` (attempts exhausted, or its endpoint removed). */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -8,7 +8,7 @@ import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskTyped } from '../platform/personal-text.ts';
 import { requireActingUser } from '../partners/index.ts';
-import { pauseEndedReason, PREVIOUS_SECRET_GRACE_MS } from './model.ts';
+import { pauseEndedReason, PREVIOUS_SECRET_GRACE_MS, ROTATION_SHOWN_AGAIN_MS } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
   eventRow,
@@ -360,9 +360,10 @@ export type Rotated = EndpointWithSecret & { previousSecretValidUntil: string };
  * losing a message; a second rotation within that window drops the oldest. With a one-time token
  * (OperatorOnce: the partner console's page) used already on this endpoint, nothing is rotated again
  * (`replayed: true`): while that rotation is still the one in force — the endpoint's previous secret
- * still ends at its instant plus the grace, no rotation since —, the same answer as the first (the
- * current secret, which this page's first answer showed already: a double click's browser shows only
- * the second answer); once a later rotation replaced it, no secret (`superseded: true`).
+ * still ends at its instant plus the grace, no rotation since — and for ROTATION_SHOWN_AGAIN_MS after
+ * it, the same answer as the first (the current secret, which this page's first answer showed already:
+ * a double click's browser shows only the second answer); once a later rotation replaced it, or later,
+ * no secret (`superseded: true`).
  */
 export async function rotateSecret(deps: WebhookDeps, scope: WebhookScope, endpointId: string): Promise<Rotated>;
 export async function rotateSecret(
@@ -385,8 +386,9 @@ export async function rotateSecret(
     const done = await doneBefore(trx, key, row.partner_id);
     if (done) {
       const until = row.previous_secret_expires_at;
-      if (until?.getTime() !== done.created_at.getTime() + PREVIOUS_SECRET_GRACE_MS)
-        return { replayed: true as const, superseded: true as const };
+      const inForce = until?.getTime() === done.created_at.getTime() + PREVIOUS_SECRET_GRACE_MS;
+      const recent = deps.now().getTime() - done.created_at.getTime() <= ROTATION_SHOWN_AGAIN_MS;
+      if (!until || !inForce || !recent) return { replayed: true as const, superseded: true as const };
       const current = decrypt(deps.keys.encryption, row.secret_enc);
       return {
         endpoint: view(row),

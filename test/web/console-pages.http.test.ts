@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { listConfigurations } from '../../src/partners/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { encodeCursor, UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
@@ -333,6 +334,28 @@ describe('console and operator pages', () => {
     assert.match(rotatedTwice.body, /the secret was rotated once, and the one below is still in force/);
     assert.equal(await secretOf(), rotatedSecret, 'not rotated again');
     assert.equal(await rotations(), 1, 'one rotation for the two posts');
+    assert.match(rotatedTwice.body, /it is shown again only within 10 minutes of the rotation/);
+    assert.doesNotMatch(rotatedTwice.body, /it is shown only once/);
+    // more than 10 minutes after that rotation (the clock moved back instead: the row's instants), no secret
+    const shift = async (ms: number) => {
+      await t.db
+        .updateTable('webhook_operator_actions')
+        .set({ created_at: sql`created_at + make_interval(secs => ${ms / 1000})` })
+        .where('action_token', '=', rotateForm.actionToken)
+        .execute();
+      await t.db
+        .updateTable('webhook_endpoints')
+        .set({ previous_secret_expires_at: sql`previous_secret_expires_at + make_interval(secs => ${ms / 1000})` })
+        .where('id', '=', id)
+        .execute();
+    };
+    await shift(-11 * 60_000);
+    const tooLate = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(tooLate.statusCode, 200);
+    assert.match(tooLate.body, /which is not shown again/);
+    assert.doesNotMatch(tooLate.body, /whsec_/, 'no secret shown 11 minutes later');
+    assert.equal(await rotations(), 1, 'still one rotation');
+    await shift(11 * 60_000);
     // once a later rotation (another page's) replaced it, the first page's form shows no secret
     const later = await browser.post(`/console/webhooks/${id}/rotate`, {
       ...rotateForm,
@@ -342,7 +365,10 @@ describe('console and operator pages', () => {
     assert.notEqual(shownSecret(later.body), firstSecret);
     const superseded = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
     assert.equal(superseded.statusCode, 200);
-    assert.match(superseded.body, /This form already rotated the secret; a later rotation replaced it/);
+    assert.match(
+      superseded.body,
+      /This form already rotated the secret, which is not shown again \(a later rotation replaced it/,
+    );
     assert.doesNotMatch(superseded.body, /whsec_/, 'no secret shown');
     assert.equal(await rotations(), 2);
     const staleRotation = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
