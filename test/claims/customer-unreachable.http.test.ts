@@ -50,19 +50,25 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data)
       .filter((d: { contractNumber: string }) => d.contractNumber === contractNumber);
 
+  /** A contract insured for this customer, then its flight cancelled: its claim opened. */
+  const insuredThenCancelled = async (customer: { phone: string } | { email: string }) => {
+    const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, customer });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    return insured;
+  };
+
   for (const [phone, code] of [
     ['+15005550001', 21211],
     ['+15005550009', 21614],
   ] as const)
     it(`${phone}: refused, the partner told (${code}); the corrected phone gets the link`, async () => {
-      const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, customer: { phone } });
-      const opened = await post(
-        t.app,
-        `${FLIGHT}/claims`,
-        { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
-        partner.auth,
-      );
-      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      const insured = await insuredThenCancelled({ phone });
       const [told] = await eventually(async () => {
         const events = await eventsOf('claim.customer_unreachable', insured.contractNumber);
         return events.length ? events : undefined;
@@ -131,14 +137,7 @@ describe('claims: a customer the first message did not reach (sandbox simulation
     ['full-mailbox@sandbox.parasol.invalid', 'SMTP 552 5.2.2 to RCPT', 552, false],
   ] as const)
     it(`email ${email}: refused as a server would (${reply}); ${told ? 'the partner told, channel email' : 'the message blamed, nobody told'}`, async () => {
-      const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, customer: { email } });
-      const opened = await post(
-        t.app,
-        `${FLIGHT}/claims`,
-        { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
-        partner.auth,
-      );
-      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      const insured = await insuredThenCancelled({ email });
       const contract = await t.db
         .selectFrom('contracts')
         .select('id')
@@ -184,17 +183,7 @@ describe('claims: a customer the first message did not reach (sandbox simulation
     });
 
   it('a new email with no new phone: one new link, texted and emailed to the new address; the job run again and the PATCH replayed send nothing twice', async () => {
-    const insured = await insureFlight(t.app, partner, {
-      flightNumber: `AF${seq++}`,
-      customer: { email: 'old@example.com' },
-    });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const insured = await insuredThenCancelled({ email: 'old@example.com' });
     const first = await eventually(async () => (await messagesOf(insured.contractNumber))[0]);
     const claimId = (
       await t.db
