@@ -52,14 +52,24 @@ export interface CircuitBreakerOptions {
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
-/** The options with their defaults, as both breakers read them. */
-function settingsOf(options: CircuitBreakerOptions) {
-  return {
-    threshold: options.failureThreshold ?? 5,
-    coolDownMs: options.coolDownMs ?? 120_000,
-    probeTimeoutMs: options.probeTimeoutMs ?? 120_000,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS,
-  };
+/** What both breakers share: the options with their defaults, and the state last seen. */
+abstract class BreakerSettings {
+  protected readonly threshold: number;
+  protected readonly coolDownMs: number;
+  protected readonly probeTimeoutMs: number;
+  protected readonly maxRetryAfterMs: number;
+  protected current: CircuitState = 'closed';
+
+  constructor(options: CircuitBreakerOptions = {}) {
+    this.threshold = options.failureThreshold ?? 5;
+    this.coolDownMs = options.coolDownMs ?? 120_000;
+    this.probeTimeoutMs = options.probeTimeoutMs ?? 120_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  }
+
+  get state(): CircuitState {
+    return this.current;
+  }
 }
 
 /**
@@ -90,29 +100,11 @@ export type Granted =
 
 export type Permit = Granted | { allowed: false; retryAt: Date };
 
-export class CircuitBreaker implements Breaker {
-  private readonly threshold: number;
-  private readonly coolDownMs: number;
-  private readonly probeTimeoutMs: number;
-  private readonly maxRetryAfterMs: number;
+export class CircuitBreaker extends BreakerSettings implements Breaker {
   private failures = 0;
   private openedUntil = 0;
   private probeStartedAt: number | undefined;
-  private current: CircuitState = 'closed';
   private generation = 0;
-
-  constructor(options: CircuitBreakerOptions = {}) {
-    ({
-      threshold: this.threshold,
-      coolDownMs: this.coolDownMs,
-      probeTimeoutMs: this.probeTimeoutMs,
-      maxRetryAfterMs: this.maxRetryAfterMs,
-    } = settingsOf(options));
-  }
-
-  get state(): CircuitState {
-    return this.current;
-  }
 
   /** Whether a call may be made at `now`; when not, when to try again. */
   acquire(now: Date): Permit {
@@ -234,12 +226,7 @@ function closes(permit: Granted, generation: number, state: CircuitState, probeS
  * the cool-down. While closed, a check costs one primary-key read (no lock, no write); transitions
  * take the row's lock, so two processes never both probe.
  */
-export class SharedCircuitBreaker implements Breaker {
-  private readonly threshold: number;
-  private readonly coolDownMs: number;
-  private readonly probeTimeoutMs: number;
-  private readonly maxRetryAfterMs: number;
-  private current: CircuitState = 'closed';
+export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
   private ensured = false;
 
   constructor(
@@ -247,16 +234,7 @@ export class SharedCircuitBreaker implements Breaker {
     private readonly key: string,
     options: CircuitBreakerOptions = {},
   ) {
-    ({
-      threshold: this.threshold,
-      coolDownMs: this.coolDownMs,
-      probeTimeoutMs: this.probeTimeoutMs,
-      maxRetryAfterMs: this.maxRetryAfterMs,
-    } = settingsOf(options));
-  }
-
-  get state(): CircuitState {
-    return this.current;
+    super(options);
   }
 
   private async ensure(): Promise<void> {
