@@ -61,7 +61,7 @@ test('a receipt that comes before the send records the id is kept, then applied 
     await recordSmsDelivery(
       db,
       'twilio',
-      { messageSid: sid, status: 'failed', errorCode: 30007 },
+      { messageSid: sid, status: 'failed', errorCode: 30003 },
       new Date(),
       onUndelivered,
     ),
@@ -81,10 +81,10 @@ test('a receipt that comes before the send records the id is kept, then applied 
     .select(['status', 'delivery_status', 'delivery_error'])
     .where('id', '=', smsId)
     .executeTakeFirstOrThrow();
-  assert.deepEqual([row.status, row.delivery_status, row.delivery_error], ['sent', 'failed', 30007]);
+  assert.deepEqual([row.status, row.delivery_status, row.delivery_error], ['sent', 'failed', 30003]);
   assert.deepEqual(
     told.map((s) => [s.smsId, s.status, s.errorCode, s.at.toISOString()]),
-    [[smsId, 'failed', 30007, SEND.toISOString()]],
+    [[smsId, 'failed', 30003, SEND.toISOString()]],
     'told once, at the clock of the send that applied the receipt',
   );
   const audited = await db
@@ -134,4 +134,44 @@ test('the sweep applies what the send could not, and forgets receipts never matc
   assert.deepEqual(await left(), [stranger], "another application's receipt waits");
   assert.equal(await sweepEarlyReceipts(db, new Date(now.getTime() + 25 * 3_600_000)), 0);
   assert.deepEqual(await left(), [], 'forgotten after a day');
+});
+
+test("a carrier failure that is the platform's own (30001, 30002, 30007, 30032, 30034) is audited, the partner not told", async (t) => {
+  const { db } = await openTestDatabase(t);
+  const told: UndeliveredSms[] = [];
+  const onUndelivered = async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms);
+  const at = new Date('2031-05-04T10:00:00.000Z');
+  const cases: [string, 'failed' | 'undelivered', number | null, boolean][] = [
+    ['a', 'undelivered', 30007, false],
+    ['b', 'failed', 30001, false],
+    ['c', 'failed', 30034, false],
+    ['d', 'undelivered', 30003, true],
+    ['e', 'undelivered', 30005, true],
+    ['f', 'undelivered', 30006, true],
+    ['g', 'failed', 30008, true],
+    ['h', 'failed', null, true],
+  ];
+  for (const [n, status, errorCode, tell] of cases) {
+    const smsId = await queued(db, `test:platform:${n}`);
+    const sid = `SM${n.repeat(32)}`;
+    await db
+      .updateTable('sms_messages')
+      .set({ status: 'sent', provider: 'twilio', provider_message_id: sid })
+      .where('id', '=', smsId)
+      .execute();
+    assert.equal(
+      await recordSmsDelivery(db, 'twilio', { messageSid: sid, status, errorCode }, at, onUndelivered),
+      'recorded',
+    );
+    assert.equal(told.at(-1)?.smsId === smsId, tell, `${errorCode}: the partner ${tell ? '' : 'not '}told`);
+    const audited = await db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'sms')
+      .where('entity_id', '=', smsId)
+      .where('action', '=', 'sms_undelivered')
+      .executeTakeFirstOrThrow();
+    assert.equal((audited.data as { platformFailure?: boolean }).platformFailure, tell ? undefined : true, `${errorCode}`);
+  }
+  assert.equal(told.length, 5);
 });

@@ -115,6 +115,8 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
       [21612, 'recipient_refused'],
       [21606, 'rejected'],
       [21602, 'rejected'],
+      // no permission to text the number's country (the account's geographic permissions): the platform's
+      [21408, 'rejected'],
     ] as const) {
       fake.override = {
         status: 400,
@@ -271,6 +273,23 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
       twilio.send(message()),
       (e: unknown) => e instanceof SmsRejectedError && e.reason === 'rejected',
     );
+    // the carrier's codes: the recipient's handset or number, else the platform's (filtered, queue overflow)
+    for (const [code, reason] of [
+      [30003, 'recipient_refused'],
+      [30004, 'recipient_refused'],
+      [30005, 'invalid_number'],
+      [30006, 'invalid_number'],
+      [30007, 'rejected'],
+      [30001, 'rejected'],
+      [30008, 'rejected'],
+    ] as const) {
+      fake.override = created(code);
+      await assert.rejects(
+        twilio.send(message()),
+        (e: unknown) => e instanceof SmsRejectedError && e.reason === reason && e.providerCode === code,
+        String(code),
+      );
+    }
   });
 
   it('a number that is not E.164 is rejected before any request', async (t) => {

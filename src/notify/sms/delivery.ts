@@ -4,13 +4,17 @@ import type { Db, Executor } from '../../platform/db.ts';
 import { messageKind } from './claim-messages.ts';
 import { SMS_DELIVERY_STATUSES, type SmsDeliveryStatus } from './model.ts';
 import * as repo from './sms-repo.ts';
+import { isTwilioPlatformFailure } from './twilio.ts';
 
 /**
  * Delivery receipts (docs/sms.md, "Delivery receipts"): what the carrier did with a message the
  * provider accepted. Twilio posts each status change to the status callback; the latest is kept on
  * the message, never going back (callbacks may arrive out of order: `delivered` then a late `sent`).
  * A message the carrier could not deliver (`undelivered`, `failed`) is audited and handed to
- * `onUndelivered` in the same transaction — a claim's customer the platform could not reach.
+ * `onUndelivered` in the same transaction — a claim's customer the platform could not reach — unless
+ * its error code is the platform's own failure (Twilio's queue overflow, suspended account, carrier
+ * filtering, unregistered sender: `isTwilioPlatformFailure`), which would make every customer look
+ * unreachable: audited (`platformFailure: true`) for the operator, the partner not told.
  */
 
 export interface SmsDeliveryReport {
@@ -131,6 +135,7 @@ async function applyReport(
   const row = await repo.recordDelivery(trx, provider, report, before);
   if (!row) return (await repo.providerMessageExists(trx, provider, report.messageSid)) ? 'stale' : 'unknown';
   if (report.status === 'undelivered' || report.status === 'failed') {
+    const platformFailure = provider === 'twilio' && isTwilioPlatformFailure(report.errorCode);
     const sms: UndeliveredSms = {
       smsId: row.id,
       claimId: row.claim_id,
@@ -150,9 +155,14 @@ async function applyReport(
       entityId: row.id,
       action: 'sms_undelivered',
       at,
-      data: { status: report.status, providerCode: report.errorCode, kind: sms.kind },
+      data: {
+        status: report.status,
+        providerCode: report.errorCode,
+        kind: sms.kind,
+        ...(platformFailure ? { platformFailure } : {}),
+      },
     });
-    await onUndelivered?.(trx, sms);
+    if (!platformFailure) await onUndelivered?.(trx, sms);
   }
   return 'recorded';
 }

@@ -6,6 +6,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { smsDeliveriesTotal } from '../../platform/metrics.ts';
 import { isSmsDeliveryStatus, recordSmsDelivery, type OnUndelivered } from './delivery.ts';
 import { isTwilioSignature } from './twilio-signature.ts';
+import { isTwilioPlatformFailure } from './twilio.ts';
 
 /**
  * Twilio's status callback (docs/sms.md, "Delivery receipts"): `POST /providers/twilio/sms-status`,
@@ -54,7 +55,13 @@ export function twilioStatusRoutes(deps: {
         deps.onUndelivered,
       );
       smsDeliveriesTotal.inc({ status, outcome });
-      request.log.info({ messageSid: sid, status, errorCode, outcome }, 'sms delivery receipt');
+      if ((status === 'undelivered' || status === 'failed') && isTwilioPlatformFailure(errorCode))
+        // not the customer's phone: the platform's sender, account or content (every customer alike)
+        request.log.error(
+          { messageSid: sid, status, errorCode, outcome },
+          'sms undelivered for a reason of the platform (Twilio account, sender or content): the partner is not told',
+        );
+      else request.log.info({ messageSid: sid, status, errorCode, outcome }, 'sms delivery receipt');
       return reply.code(204).send();
     });
   };

@@ -36,10 +36,29 @@ export interface TwilioOptions {
 
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
-/** Twilio error codes meaning "this recipient cannot be texted", https://www.twilio.com/docs/api/errors */
-const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614]);
-/** A valid recipient that cannot receive this now: 21610 unsubscribed (replied STOP), 21612 not reachable by SMS. */
-const RECIPIENT_REFUSED_CODES = new Set([21610, 21612]);
+/**
+ * Twilio error codes meaning "this recipient cannot be texted", https://www.twilio.com/docs/api/errors:
+ * at send, and the carrier's 30005 (unknown handset) and 30006 (landline or unreachable carrier) on a
+ * message created already failed.
+ */
+const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614, 30005, 30006]);
+/**
+ * A valid recipient that cannot receive this now: 21610 unsubscribed (replied STOP), 21612 not reachable
+ * by SMS; the carrier's 30003 (handset unreachable) and 30004 (blocked by the recipient or their carrier).
+ */
+const RECIPIENT_REFUSED_CODES = new Set([21610, 21612, 30003, 30004]);
+/**
+ * Carrier failures that are about the platform, not the recipient: 30001 queue overflow (sent faster
+ * than the sender allows), 30002 account suspended, 30007 filtered by the carrier (content or sender),
+ * 30032 toll-free sender not verified, 30034 US sender not registered (A2P 10DLC). Every customer would
+ * look unreachable: the partner is not told (docs/sms.md, "Delivery receipts").
+ */
+const PLATFORM_DELIVERY_CODES = new Set([30001, 30002, 30007, 30032, 30034]);
+
+/** Whether a delivery receipt's Twilio `ErrorCode` is the platform's own failure (PLATFORM_DELIVERY_CODES). */
+export function isTwilioPlatformFailure(code: number | null | undefined): boolean {
+  return code !== null && code !== undefined && PLATFORM_DELIVERY_CODES.has(code);
+}
 /** The look-up before a send again (`#findAccepted`): one page of messages to the number, and the clocks' margin. */
 const LOOKUP_PAGE_SIZE = 50;
 const LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
