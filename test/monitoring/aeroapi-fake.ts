@@ -7,7 +7,11 @@ import { fakeApp, listen, type Override, type RecordedRequest } from './fake-ser
  * the `x-apikey` header (401 otherwise) and the query parameters against the OpenAPI document (400
  * otherwise), filters its flights by ident and by `scheduled_out` (else `scheduled_off`) in
  * [start, end), serves them by pages (`links.next` with a `cursor`), and every body it serves validates against the document's schemas (checked when
- * a test adds flights or an override, so a drifting fixture fails at once).
+ * a test adds flights or an override, so a drifting fixture fails at once): a 200 against the flights
+ * response, any other JSON answer — its own 400s and 401, a test's 429, 500 or 503 — against the
+ * document's `Error`, its `status` the answer's. A text body is a proxy's page in front of AeroAPI,
+ * not AeroAPI's answer: allowed on a 5xx only. `'trickle'` answers 200 at once, then a body that never
+ * ends, a space at a time (a provider answering slowly in chunks).
  */
 
 export type AeroFlight = Record<string, unknown> & { ident: string; fa_flight_id: string };
@@ -18,8 +22,24 @@ export interface AeroApiFake {
   requests: RecordedRequest[];
   /** Adds flights to what the fake knows (validated against the document). */
   addFlights(...flights: AeroFlight[]): void;
-  /** Answers every request with this instead (validated when it is a 200), or stops answering. */
-  override(reply: Override | undefined): void;
+  /** Answers every request with this instead (validated: assertValidAnswer), stops answering, or trickles. */
+  override(reply: Override | 'trickle' | undefined): void;
+}
+
+/** An answer a test makes the fake give: valid under the document (or a proxy's text page on a 5xx), else throws. */
+export function assertValidAnswer(reply: { status: number; body?: unknown }): void {
+  if (reply.status === 200) return assertValidFlightsResponse(reply.body);
+  if (typeof reply.body === 'string') {
+    if (reply.status >= 500) return; // a proxy's page, not AeroAPI's
+    throw new Error(`AeroAPI answers a ${reply.status} with its Error document, not a text body`);
+  }
+  const { errorResponse } = aeroApiSpec();
+  if (!errorResponse(reply.body))
+    throw new Error(`AeroAPI fake error does not match the document: ${describeErrors(errorResponse.errors)}`);
+  if ((reply.body as { status: number }).status !== reply.status)
+    throw new Error(
+      `AeroAPI fake error: body status ${(reply.body as { status: number }).status}, answered ${reply.status}`,
+    );
 }
 
 export function assertValidFlightsResponse(body: unknown): void {
@@ -32,9 +52,7 @@ export function assertValidFlightsResponse(body: unknown): void {
 
 function errorBody(status: number, title: string, reason: string, detail: string) {
   const body = { title, reason, detail, status };
-  const { errorResponse } = aeroApiSpec();
-  if (!errorResponse(body))
-    throw new Error(`AeroAPI fake error does not match the document: ${describeErrors(errorResponse.errors)}`);
+  assertValidAnswer({ status, body });
   return body;
 }
 
@@ -59,6 +77,15 @@ export async function startAeroApiFake(
     async (request, response) => {
       requests.push({ path: request.url.split('?')[0]!, query: { ...request.query }, headers: { ...request.headers } });
       if (reply === 'hang') return new Promise(() => {});
+      if (reply === 'trickle') {
+        response.hijack();
+        const raw = response.raw;
+        raw.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+        raw.write('{"links":null,"num_pages":1,"flights":[');
+        const timer = setInterval(() => raw.write(' '), 20);
+        raw.on('close', () => clearInterval(timer));
+        return;
+      }
       if (request.headers['x-apikey'] !== apiKey) {
         return response.code(401).send(errorBody(401, 'Unauthorized', 'UNAUTHORIZED', 'Invalid API key'));
       }
@@ -132,7 +159,7 @@ export async function startAeroApiFake(
       flights.push(...added);
     },
     override(next) {
-      if (next && next !== 'hang' && next.status === 200) assertValidFlightsResponse(next.body);
+      if (next && next !== 'hang' && next !== 'trickle') assertValidAnswer(next);
       reply = next;
     },
   };

@@ -14,7 +14,13 @@ import {
   FlightAwareProvider,
   searchWindow,
 } from '../../src/monitoring/flightaware.ts';
-import { aeroFlight, assertValidFlightsResponse, startAeroApiFake, type AeroApiFake } from './aeroapi-fake.ts';
+import {
+  aeroFlight,
+  assertValidAnswer,
+  assertValidFlightsResponse,
+  startAeroApiFake,
+  type AeroApiFake,
+} from './aeroapi-fake.ts';
 
 /**
  * The AeroAPI adapter against a local fake whose every answer validates against FlightAware's
@@ -617,6 +623,19 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.ok(elapsed >= 150, `took ${elapsed} ms`); // no upper bound: a loaded machine is slow
   });
 
+  it('a 200 whose body comes slowly in chunks and never ends → timeout, bounded by the same timeoutMs', async (t) => {
+    const { fake, provider } = await setup(t, { timeoutMs: 300 });
+    fake.override('trickle');
+    await assert.rejects(provider.fetchStatus(AF6), (error: unknown) => {
+      assert.ok(error instanceof ProviderError);
+      assert.equal(error.kind, 'timeout');
+      assert.equal(error.retryable, true);
+      assert.doesNotMatch(error.message, new RegExp(fake.apiKey));
+      return true;
+    });
+    assert.equal(fake.requests.length, 1);
+  });
+
   it("the caller's abort is not a provider error", async (t) => {
     const { fake, provider } = await setup(t);
     fake.override('hang');
@@ -735,6 +754,22 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.equal((await get('start=1 June 2025&end=2025-06-02')).status, 400);
     assert.equal((await get('start=2025-06-02&end=2025-06-01')).status, 400);
     assert.equal((await get('date=2025-06-01')).status, 400);
+  });
+
+  it("every error answer the fake gives is the document's Error, its status the answer's; a text page only on a 5xx", async (t) => {
+    const { fake } = await setup(t);
+    const error = (status: number) => ({
+      title: 'Too Many Requests',
+      reason: 'TOO_MANY_REQUESTS',
+      detail: 'slow down',
+      status,
+    });
+    assert.doesNotThrow(() => assertValidAnswer({ status: 429, body: error(429) }));
+    assert.doesNotThrow(() => assertValidAnswer({ status: 502, body: '<html>Bad gateway</html>' }));
+    assert.throws(() => fake.override({ status: 429, body: error(500) }), /body status 500, answered 429/);
+    assert.throws(() => fake.override({ status: 404, body: { title: 'Not found', status: 404 } }), /does not match/);
+    assert.throws(() => fake.override({ status: 401, body: 'Unauthorized' }), /not a text body/);
+    assert.throws(() => fake.override({ status: 200, body: { flights: [{ ident: 'AFR6' }] } }), /does not match/);
   });
 
   it('the fixtures cannot drift: a misspelt or mistyped field fails the OpenAPI schema', () => {
