@@ -9,8 +9,8 @@ import { fakeApp, listen, type Override, type RecordedRequest } from './fake-ser
  * [start, end), serves them by pages (`links.next` with a `cursor`), and every body it serves validates against the document's schemas (checked when
  * a test adds flights or an override, so a drifting fixture fails at once): a 200 against the flights
  * response, any other JSON answer — its own 400s and 401, a test's 429, 500 or 503 — against the
- * document's `Error`, its `status` the answer's. A text body is a proxy's page in front of AeroAPI,
- * not AeroAPI's answer: allowed on a 5xx only. `'trickle'` answers 200 at once, then a body that never
+ * document's `Error`, its `status` the answer's. A text body is a proxy's or a captive portal's page
+ * in front of AeroAPI, not AeroAPI's answer: allowed on a 200 or a 5xx only. `'trickle'` answers 200 at once, then a body that never
  * ends, a space at a time (a provider answering slowly in chunks).
  */
 
@@ -28,11 +28,12 @@ export interface AeroApiFake {
 
 /** An answer a test makes the fake give: valid under the document (or a proxy's text page on a 5xx), else throws. */
 export function assertValidAnswer(reply: { status: number; body?: unknown }): void {
-  if (reply.status === 200) return assertValidFlightsResponse(reply.body);
   if (typeof reply.body === 'string') {
-    if (reply.status >= 500) return; // a proxy's page, not AeroAPI's
+    // a proxy's or a captive portal's page in front of AeroAPI, not AeroAPI's answer
+    if (reply.status === 200 || reply.status >= 500) return;
     throw new Error(`AeroAPI answers a ${reply.status} with its Error document, not a text body`);
   }
+  if (reply.status === 200) return assertValidFlightsResponse(reply.body);
   const { errorResponse } = aeroApiSpec();
   if (!errorResponse(reply.body))
     throw new Error(`AeroAPI fake error does not match the document: ${describeErrors(errorResponse.errors)}`);

@@ -756,7 +756,7 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.equal((await get('date=2025-06-01')).status, 400);
   });
 
-  it("every error answer the fake gives is the document's Error, its status the answer's; a text page only on a 5xx", async (t) => {
+  it("every error answer the fake gives is the document's Error, its status the answer's; a text page only on a 200 or a 5xx", async (t) => {
     const { fake } = await setup(t);
     const error = (status: number) => ({
       title: 'Too Many Requests',
