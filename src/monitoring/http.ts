@@ -1,3 +1,4 @@
+import { readBoundedText } from '../platform/bounded-body.ts';
 import { parseRetryAfter } from '../platform/retry-after.ts';
 import { ProviderError, ProviderRejected } from './flight-status.ts';
 
@@ -23,14 +24,21 @@ export interface JsonResponse {
   headers: Headers;
 }
 
+/**
+ * The longest answer read (2 MiB): an AeroAPI page of 15 flights is some 40 kB, a FlightStats answer
+ * less. A longer body — a proxy's or a broken provider's stream — is a `bad_response`, its rest unread.
+ */
+export const PROVIDER_MAX_BODY_BYTES = 2 * 1024 * 1024;
+
 /** Statuses whose answer is worth trying again later. */
 function retryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 
 /**
- * Returns the parsed JSON body of a 2xx answer. Throws ProviderError for timeouts, network errors,
- * 5xx/408/429 and unreadable bodies (with `retryAfterMs` from a 429's or 503's Retry-After only);
+ * Returns the parsed JSON body of a 2xx answer. Throws ProviderError for timeouts (the whole answer,
+ * body included, within `timeoutMs`), network errors, 5xx/408/429, unreadable bodies and bodies longer
+ * than PROVIDER_MAX_BODY_BYTES (with `retryAfterMs` from a 429's or 503's Retry-After only);
  * ProviderRejected for other 4xx (and 3xx: a redirect we did not
  * follow means a wrong base URL); `errorDetail` extracts a safe message from an error body.
  * When the caller's signal aborts, rejects with its reason unchanged.
@@ -45,7 +53,7 @@ export async function getJson(
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const doFetch = options.fetch ?? fetch;
   let response: Response;
-  let text: string;
+  let text: string | undefined;
   try {
     response = await doFetch(url, {
       method: 'GET',
@@ -53,7 +61,7 @@ export async function getJson(
       signal,
       redirect: 'manual',
     });
-    text = await response.text();
+    text = await readBoundedText(response, PROVIDER_MAX_BODY_BYTES);
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (timeout.aborted)
@@ -62,14 +70,22 @@ export async function getJson(
       });
     throw new ProviderError(provider, 'network', `${where}: ${(error as Error).message}`, { cause: error });
   }
+  const status = response.status;
+  if (text === undefined && status >= 200 && status < 300)
+    throw new ProviderError(
+      provider,
+      'bad_response',
+      `${where}: ${status} with a body longer than ${PROVIDER_MAX_BODY_BYTES} bytes`,
+      { status },
+    );
+  // an error answer too long to read is told by its status alone
   let body: unknown;
-  let parsed = true;
+  let parsed = text !== undefined;
   try {
-    body = text === '' ? undefined : JSON.parse(text);
+    body = text === undefined || text === '' ? undefined : JSON.parse(text);
   } catch {
     parsed = false;
   }
-  const status = response.status;
   if (status >= 200 && status < 300) {
     if (!parsed || body === undefined)
       throw new ProviderError(provider, 'bad_response', `${where}: ${status} with a body that is not JSON`, { status });

@@ -70,7 +70,7 @@ export async function startAeroApiFake(
   const apiKey = options.apiKey ?? 'aeroapi-test-key';
   const flights: AeroFlight[] = [];
   const requests: RecordedRequest[] = [];
-  let reply: Override | undefined;
+  let reply: Override | 'trickle' | undefined;
 
   const app = fakeApp();
   app.get<{ Params: { ident: string }; Querystring: Record<string, string> }>(

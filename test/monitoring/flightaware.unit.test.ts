@@ -14,6 +14,7 @@ import {
   FlightAwareProvider,
   searchWindow,
 } from '../../src/monitoring/flightaware.ts';
+import { PROVIDER_MAX_BODY_BYTES } from '../../src/monitoring/http.ts';
 import {
   aeroFlight,
   assertValidAnswer,
@@ -732,6 +733,27 @@ describe('FlightAware AeroAPI adapter', () => {
       bogus.fetchStatus(AF6),
       (e: unknown) => e instanceof ProviderError && e.kind === 'bad_response',
     );
+  });
+
+  it('a 200 whose body runs past PROVIDER_MAX_BODY_BYTES → retryable ProviderError (bad_response), the rest unread', async () => {
+    let chunks = 0;
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          chunks++;
+          controller.enqueue(new TextEncoder().encode(chunks === 1 ? '{"flights":[' : ' '.repeat(65_536)));
+        },
+      });
+    const provider = new FlightAwareProvider({
+      apiKey: 'k',
+      now: () => TODAY,
+      fetch: async () => new Response(endless(), { status: 200, headers: { 'content-type': 'application/json' } }),
+    });
+    await assert.rejects(
+      provider.fetchStatus(AF6),
+      (e: unknown) => e instanceof ProviderError && e.kind === 'bad_response' && /longer than/.test(e.message),
+    );
+    assert.ok(chunks <= PROVIDER_MAX_BODY_BYTES / 65_536 + 3, `${chunks} chunks read`);
   });
 
   it('network error (nothing listening) → retryable ProviderError', async () => {

@@ -199,6 +199,27 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     );
   });
 
+  it('a 201 whose body runs past the bound read is retryable (invalid_response), the rest unread', async () => {
+    let chunks = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        chunks++;
+        controller.enqueue(new TextEncoder().encode(chunks === 1 ? '{"sid":"SM' : '0'.repeat(65_536)));
+      },
+    });
+    const twilio = new TwilioSmsProvider({
+      accountSid: ACCOUNT_SID,
+      authToken: AUTH_TOKEN,
+      from: FROM,
+      fetch: async () => new Response(endless, { status: 201, headers: { 'content-type': 'application/json' } }),
+    });
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'invalid_response',
+    );
+    assert.ok(chunks < 40, `${chunks} chunks read`);
+  });
+
   it('too many requests (429, Twilio 20429) is retryable, with Retry-After', async (t) => {
     const { fake, twilio } = await setup(t);
     fake.override = {

@@ -1,3 +1,4 @@
+import { readBoundedText } from '../../platform/bounded-body.ts';
 import { parseRetryAfter } from '../../platform/retry-after.ts';
 import {
   E164,
@@ -71,6 +72,11 @@ const CONNECT_FAILURE_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
+/**
+ * The longest answer read (1 MiB; a look-up page of 50 messages is some 100 kB): a longer one is read
+ * as no answer — `invalid_response` on a 2xx (retried, the look-up first), its status alone otherwise.
+ */
+const TWILIO_MAX_BODY_BYTES = 1024 * 1024;
 /** A message in these never reached the customer: sending again is no duplicate. */
 const NOT_RECEIVED_STATUSES = new Set(['failed', 'undelivered', 'canceled']);
 
@@ -202,7 +208,8 @@ export class TwilioSmsProvider implements SmsProvider {
         signal,
       });
       const retryAfter = response.headers.get('retry-after');
-      return { status: response.status, retryAfter, text: await response.text() };
+      const text = (await readBoundedText(response, TWILIO_MAX_BODY_BYTES)) ?? '';
+      return { status: response.status, retryAfter, text };
     } catch (error) {
       if (signal.aborted) {
         throw new SmsRetryableError(
