@@ -124,8 +124,11 @@ export async function startAeroApiFake(
       const from = start ? bound(start) : -Infinity;
       const to = end ? bound(end) : Infinity;
       const matching = flights.filter((f) => {
+        // `ident_type=designator`: the ident is a flight designator, never an fa_flight_id
+        const byId = request.query.ident_type !== 'designator' && f.fa_flight_id === ident;
         const identifies =
-          [f.ident, f.ident_icao, f.ident_iata, f.fa_flight_id].includes(ident) ||
+          byId ||
+          [f.ident, f.ident_icao, f.ident_iata].includes(ident) ||
           (f.codeshares as string[] | null)?.includes(ident) ||
           (f.codeshares_iata as string[] | null)?.includes(ident) ||
           // an IATA designator finds the flight through its operator's IATA code
@@ -133,8 +136,9 @@ export async function startAeroApiFake(
         const departure = Date.parse((f.scheduled_out ?? f.scheduled_off) as string);
         return identifies && departure >= from && departure < to;
       });
-      // the document: ordered by scheduled_out descending
-      matching.sort((a, b) => Date.parse(b.scheduled_out as string) - Date.parse(a.scheduled_out as string));
+      // the document: ordered by scheduled_out (or scheduled_off if scheduled_out is missing) descending
+      const scheduled = (f: AeroFlight) => Date.parse((f.scheduled_out ?? f.scheduled_off) as string);
+      matching.sort((a, b) => scheduled(b) - scheduled(a));
       // pages of `pageSize` (AeroAPI: 15), `links.next` a URI reference carrying the next page's cursor
       const size = options.pageSize ?? 15;
       const offset = request.query.cursor ? Number(request.query.cursor) : 0;

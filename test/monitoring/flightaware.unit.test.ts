@@ -776,6 +776,14 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.equal((await get('start=1 June 2025&end=2025-06-02')).status, 400);
     assert.equal((await get('start=2025-06-02&end=2025-06-01')).status, 400);
     assert.equal((await get('date=2025-06-01')).status, 400);
+    // an fa_flight_id is found as one, never as a designator
+    const [flight] = (await (await get('ident_type=designator&start=2025-05-31&end=2025-06-01')).json()).flights;
+    const byId = (type: string) =>
+      fetch(`${fake.baseUrl}/flights/${flight.fa_flight_id}?ident_type=${type}`, {
+        headers: { 'x-apikey': fake.apiKey },
+      }).then(async (r) => ((await r.json()) as { flights: unknown[] }).flights.length);
+    assert.equal(await byId('fa_flight_id'), 1);
+    assert.equal(await byId('designator'), 0);
   });
 
   it("every error answer the fake gives is the document's Error, its status the answer's; a text page only on a 200 or a 5xx", async (t) => {

@@ -171,7 +171,11 @@ test("a carrier failure that is the platform's own (30001, 30002, 30007, 30032, 
       .where('entity_id', '=', smsId)
       .where('action', '=', 'sms_undelivered')
       .executeTakeFirstOrThrow();
-    assert.equal((audited.data as { platformFailure?: boolean }).platformFailure, tell ? undefined : true, `${errorCode}`);
+    assert.equal(
+      (audited.data as { platformFailure?: boolean }).platformFailure,
+      tell ? undefined : true,
+      `${errorCode}`,
+    );
   }
   assert.equal(told.length, 5);
 });
