@@ -470,6 +470,8 @@ export interface SmsDeliveryEarlyTable {
   message_sid: string;
   status: SmsDeliveryStatus;
   error: number | null;
+  /** Migration 0094: the provider's route's reading of `error` (SmsDeliveryReport.platformFailure). */
+  platform_failure: Generated<'lasting' | 'temporary' | null>;
   received_at: Generated<Date>;
 }
 

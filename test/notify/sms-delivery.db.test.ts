@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordSmsDelivery, sweepEarlyReceipts, type UndeliveredSms } from '../../src/notify/sms/delivery.ts';
-import { queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import {
+  applyEarlyReceipts,
+  recordSmsDelivery,
+  sweepEarlyReceipts,
+  type UndeliveredSms,
+} from '../../src/notify/sms/delivery.ts';
+import { MAX_SMS_ATTEMPTS, queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import { twilioFailureClass } from '../../src/notify/sms/twilio.ts';
 import type { SmsProvider } from '../../src/notify/sms/sms.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
@@ -136,11 +142,12 @@ test('the sweep applies what the send could not, and forgets receipts never matc
   assert.deepEqual(await left(), [], 'forgotten after a day');
 });
 
-test("a carrier failure that is the platform's own (30001, 30002, 30007, 30032, 30034) is audited, the partner not told", async (t) => {
+test("a carrier failure the route read as the platform's own is audited, the partner not told; a temporary one queued again", async (t) => {
   const { db } = await openTestDatabase(t);
   const told: UndeliveredSms[] = [];
   const onUndelivered = async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms);
   const at = new Date('2031-05-04T10:00:00.000Z');
+  // what twilioFailureClass makes of each code (the route's reading; this layer only reads it)
   const cases: [string, 'failed' | 'undelivered', number | null, boolean][] = [
     ['a', 'undelivered', 30007, false],
     ['b', 'failed', 30001, false],
@@ -148,19 +155,22 @@ test("a carrier failure that is the platform's own (30001, 30002, 30007, 30032, 
     ['d', 'undelivered', 30003, true],
     ['e', 'undelivered', 30005, true],
     ['f', 'undelivered', 30006, true],
-    ['g', 'failed', 30008, true],
-    ['h', 'failed', null, true],
+    ['g', 'failed', 39999, false],
+    ['h', 'failed', null, false],
   ];
   for (const [n, status, errorCode, tell] of cases) {
     const smsId = await queued(db, `test:platform:${n}`);
     const sid = `SM${n.repeat(32)}`;
     await db
       .updateTable('sms_messages')
-      .set({ status: 'sent', provider: 'twilio', provider_message_id: sid })
+      .set({ status: 'sent', provider: 'twilio', provider_message_id: sid, attempts: 1 })
       .where('id', '=', smsId)
       .execute();
+    const failure = twilioFailureClass(errorCode);
+    const platformFailure =
+      failure === 'platform' ? 'lasting' : failure === 'platform_temporary' ? 'temporary' : undefined;
     assert.equal(
-      await recordSmsDelivery(db, 'twilio', { messageSid: sid, status, errorCode }, at, onUndelivered),
+      await recordSmsDelivery(db, 'twilio', { messageSid: sid, status, errorCode, platformFailure }, at, onUndelivered),
       'recorded',
     );
     assert.equal(told.at(-1)?.smsId === smsId, tell, `${errorCode}: the partner ${tell ? '' : 'not '}told`);
@@ -176,6 +186,66 @@ test("a carrier failure that is the platform's own (30001, 30002, 30007, 30032, 
       tell ? undefined : true,
       `${errorCode}`,
     );
+    const row = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'provider_message_id', 'delivery_status', 'locked_until'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    if (errorCode === 30001) {
+      // queued again, held a minute (the back-off), the failed send's id and delivery forgotten
+      assert.deepEqual(row, {
+        status: 'queued',
+        provider_message_id: null,
+        delivery_status: null,
+        locked_until: new Date(at.getTime() + 60_000),
+      });
+      assert.equal((audited.data as { queuedAgain?: boolean }).queuedAgain, true);
+    } else assert.equal(row.status, 'sent', `${errorCode}`);
   }
-  assert.equal(told.length, 5);
+  assert.equal(told.length, 3);
+});
+
+test('a temporary platform failure of a message out of sends is not queued again; an early one is applied as read', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const at = new Date('2031-05-04T10:00:00.000Z');
+  const used = await queued(db, 'test:platform:used');
+  await db
+    .updateTable('sms_messages')
+    .set({ status: 'sent', provider: 'twilio', provider_message_id: `SM${'u'.repeat(32)}`, attempts: MAX_SMS_ATTEMPTS })
+    .where('id', '=', used)
+    .execute();
+  await recordSmsDelivery(
+    db,
+    'twilio',
+    { messageSid: `SM${'u'.repeat(32)}`, status: 'failed', errorCode: 30001, platformFailure: 'temporary' },
+    at,
+  );
+  const row = await db.selectFrom('sms_messages').select('status').where('id', '=', used).executeTakeFirstOrThrow();
+  assert.equal(row.status, 'sent', 'out of sends: left as it is (the audit and the log tell the operator)');
+
+  const told: UndeliveredSms[] = [];
+  const early = `SM${'e'.repeat(32)}`;
+  assert.equal(
+    await recordSmsDelivery(
+      db,
+      'twilio',
+      { messageSid: early, status: 'failed', errorCode: 30001, platformFailure: 'temporary' },
+      at,
+    ),
+    'early',
+  );
+  const smsId = await queued(db, 'test:platform:early');
+  await db
+    .updateTable('sms_messages')
+    .set({ status: 'sent', provider: 'twilio', provider_message_id: early, attempts: 2 })
+    .where('id', '=', smsId)
+    .execute();
+  assert.equal(await applyEarlyReceipts(db, 'twilio', early, at, async (_trx, sms) => void told.push(sms)), 1);
+  assert.deepEqual(told, [], 'the partner not told');
+  const again = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'locked_until'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(again, { status: 'queued', locked_until: new Date(at.getTime() + 120_000) });
 });

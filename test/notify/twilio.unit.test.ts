@@ -303,6 +303,7 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
       [30007, 'rejected'],
       [30001, 'rejected'],
       [30008, 'rejected'],
+      [39999, 'rejected'], // in no list: the one default, the platform's (twilioFailureClass)
     ] as const) {
       fake.override = created(code);
       await assert.rejects(

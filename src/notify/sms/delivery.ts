@@ -2,9 +2,8 @@ import { audit } from '../../platform/audit.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import { messageKind } from './claim-messages.ts';
-import { SMS_DELIVERY_STATUSES, type SmsDeliveryStatus } from './model.ts';
+import { MAX_SMS_ATTEMPTS, SMS_DELIVERY_STATUSES, type SmsDeliveryStatus } from './model.ts';
 import * as repo from './sms-repo.ts';
-import { isTwilioPlatformFailure } from './twilio.ts';
 
 /**
  * Delivery receipts (docs/sms.md, "Delivery receipts"): what the carrier did with a message the
@@ -12,9 +11,11 @@ import { isTwilioPlatformFailure } from './twilio.ts';
  * the message, never going back (callbacks may arrive out of order: `delivered` then a late `sent`).
  * A message the carrier could not deliver (`undelivered`, `failed`) is audited and handed to
  * `onUndelivered` in the same transaction — a claim's customer the platform could not reach — unless
- * its error code is the platform's own failure (Twilio's queue overflow, suspended account, carrier
- * filtering, unregistered sender: `isTwilioPlatformFailure`), which would make every customer look
- * unreachable: audited (`platformFailure: true`) for the operator, the partner not told.
+ * the provider's route read its error code as the platform's own failure (`platformFailure`; Twilio's:
+ * `twilioFailureClass`), which would make every customer look unreachable: audited
+ * (`platformFailure: true`) for the operator, the partner not told; a `temporary` one (Twilio's queue
+ * overflow) queues the message again (`requeueSentSms`, back-off `platformRetryDelayMs`) while it has
+ * sends left (MAX_SMS_ATTEMPTS). This file knows no provider's codes.
  */
 
 export interface SmsDeliveryReport {
@@ -23,7 +24,19 @@ export interface SmsDeliveryReport {
   status: SmsDeliveryStatus;
   /** Twilio's `ErrorCode` (e.g. 30003 unreachable handset, 30005 unknown number, 30006 landline). */
   errorCode: number | null;
+  /**
+   * Set by the provider's route from its own codes: the failure is the platform's (its account, sender,
+   * content, throughput), not the customer's — `temporary` (worth sending again) or `lasting`.
+   */
+  platformFailure?: 'lasting' | 'temporary' | undefined;
 }
+
+/** How long a message the carrier failed for a passing platform reason waits to be sent again: 1, 2, 4, 8, then 15 minutes. */
+export function platformRetryDelayMs(attempts: number): number {
+  return Math.min(PLATFORM_RETRY_MAX_MS, 60_000 * 2 ** Math.max(0, attempts - 1));
+}
+/** The longest wait before a message failed for a passing platform reason is sent again. */
+const PLATFORM_RETRY_MAX_MS = 15 * 60_000;
 
 /** A message that did not reach its recipient: refused at send, or undelivered by the carrier. */
 export interface UndeliveredSms {
@@ -107,8 +120,13 @@ export async function applyEarlyReceipts(
     let applied = 0;
     for (const r of await repo.takeEarlyReceipts(trx, provider, messageSid))
       if (
-        (await applyReport(trx, provider, { messageSid, status: r.status, errorCode: r.error }, at, onUndelivered)) ===
-        'recorded'
+        (await applyReport(
+          trx,
+          provider,
+          { messageSid, status: r.status, errorCode: r.error, platformFailure: r.platform_failure ?? undefined },
+          at,
+          onUndelivered,
+        )) === 'recorded'
       )
         applied += 1;
     return applied;
@@ -135,7 +153,15 @@ async function applyReport(
   const row = await repo.recordDelivery(trx, provider, report, before);
   if (!row) return (await repo.providerMessageExists(trx, provider, report.messageSid)) ? 'stale' : 'unknown';
   if (report.status === 'undelivered' || report.status === 'failed') {
-    const platformFailure = provider === 'twilio' && isTwilioPlatformFailure(report.errorCode);
+    const platformFailure = report.platformFailure !== undefined;
+    // a passing failure of the platform's (a queue overflow): sent again, with back-off, while sends are left
+    const requeued =
+      report.platformFailure === 'temporary' &&
+      (await repo.requeueSentSms(trx, row.id, {
+        error: `carrier failure ${report.errorCode ?? ''} of the platform's, passing: queued again`,
+        holdUntil: new Date(at.getTime() + platformRetryDelayMs(Number(row.attempts))),
+        maxAttempts: MAX_SMS_ATTEMPTS,
+      }));
     const sms: UndeliveredSms = {
       smsId: row.id,
       claimId: row.claim_id,
@@ -160,6 +186,7 @@ async function applyReport(
         providerCode: report.errorCode,
         kind: sms.kind,
         ...(platformFailure ? { platformFailure } : {}),
+        ...(requeued ? { queuedAgain: true } : {}),
       },
     });
     if (!platformFailure) await onUndelivered?.(trx, sms);

@@ -34,3 +34,13 @@ export const LINK_MESSAGE_WORDS = ['bank-details', 'payment-failed', 'reminder',
  * the expiry (`expired`): worth sending while the claim still stands there (its status is the word).
  */
 export const STATUS_MESSAGE_WORDS = ['paid', 'voided', 'expired'] as const;
+
+/**
+ * Sends that may have texted the customer, at most per message, whatever the jobs (Twilio has no
+ * idempotency key): an attempt the provider answered with an error, or never received
+ * (`NOT_SENT_RETRY_REASONS`), or that failed in the look-up before its send started, is given back
+ * (`SmsRetryableError.notSent`) — a Twilio outage longer than the job's retries leaves the message for
+ * the `sms_requeue` sweep, not used up; a timeout or a connection lost mid-send counts, and so does a send
+ * the carrier failed for a passing reason of the platform's (sent again: `recordSmsDelivery`).
+ */
+export const MAX_SMS_ATTEMPTS = 8;

@@ -96,14 +96,8 @@ export const smsExists = repo.smsExists;
 
 /** How long a send may hold its message: the job's own expiry (Twilio answers within 10 s, or the adapter times out). */
 const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
-/**
- * Sends that may have texted the customer, at most per message, whatever the jobs (Twilio has no
- * idempotency key): an attempt the provider answered with an error, or never received
- * (`NOT_SENT_RETRY_REASONS`), or that failed in the look-up before its send started, is given back
- * (`SmsRetryableError.notSent`) — a Twilio outage longer than the job's retries leaves the message for
- * the `sms_requeue` sweep, not used up; a timeout or a connection lost mid-send counts.
- */
-export const MAX_SMS_ATTEMPTS = 8;
+export { MAX_SMS_ATTEMPTS } from './model.ts';
+import { MAX_SMS_ATTEMPTS } from './model.ts';
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),

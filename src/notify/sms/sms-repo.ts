@@ -236,8 +236,55 @@ export async function recordDelivery(
         ? eb.or([eb('delivery_status', 'is', null), eb('delivery_status', 'in', before)])
         : eb('delivery_status', 'is', null),
     )
-    .returning(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key'])
+    .returning(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key', 'attempts'])
     .executeTakeFirst();
+}
+
+/**
+ * A message the carrier failed for a passing reason of the platform's (Twilio's 30001 queue overflow):
+ * `queued` again, its provider id and delivery forgotten (the next send's receipts are its own), held until `holdUntil`
+ * (the `sms_requeue` sweep takes it after) — while it has attempts left (`maxAttempts`, not given back:
+ * it was sent). Answers whether it was.
+ */
+export async function requeueSentSms(
+  db: Executor,
+  smsId: string,
+  o: { error: string; holdUntil: Date; maxAttempts: number },
+): Promise<boolean> {
+  const row = await db
+    .updateTable('sms_messages')
+    .set({
+      status: 'queued',
+      // a late or repeated receipt of the failed send no longer finds it (kept early, forgotten in a day)
+      provider_message_id: null,
+      last_error: o.error,
+      locked_until: o.holdUntil,
+      delivery_status: null,
+      delivery_error: null,
+      delivery_updated_at: null,
+    })
+    .where('id', '=', smsId)
+    .where('status', '=', 'sent')
+    .where('attempts', '<', o.maxAttempts)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The claim a provider's message belongs to (its id and number: never the phone), for a log line. */
+export async function claimOfProviderMessage(
+  db: Executor,
+  provider: string,
+  messageSid: string,
+): Promise<{ claimId: string; claimNumber: string } | undefined> {
+  const row = await db
+    .selectFrom('sms_messages as m')
+    .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+    .select(['cl.id', 'cl.claim_number'])
+    .where('m.provider', '=', provider)
+    .where('m.provider_message_id', '=', messageSid)
+    .executeTakeFirst();
+  return row && { claimId: row.id, claimNumber: row.claim_number };
 }
 
 export async function providerMessageExists(db: Executor, provider: string, messageSid: string): Promise<boolean> {
@@ -281,11 +328,22 @@ export async function hasLaterClaimMessage(db: Executor, smsId: string): Promise
 export async function keepEarlyReceipt(
   db: Executor,
   provider: string,
-  report: { messageSid: string; status: SmsDeliveryStatus; errorCode: number | null },
+  report: {
+    messageSid: string;
+    status: SmsDeliveryStatus;
+    errorCode: number | null;
+    platformFailure?: 'lasting' | 'temporary' | undefined;
+  },
 ): Promise<void> {
   await db
     .insertInto('sms_delivery_early')
-    .values({ provider, message_sid: report.messageSid, status: report.status, error: report.errorCode })
+    .values({
+      provider,
+      message_sid: report.messageSid,
+      status: report.status,
+      error: report.errorCode,
+      platform_failure: report.platformFailure ?? null,
+    })
     .execute();
 }
 
@@ -295,7 +353,7 @@ export async function takeEarlyReceipts(db: Executor, provider: string, messageS
     .deleteFrom('sms_delivery_early')
     .where('provider', '=', provider)
     .where('message_sid', '=', messageSid)
-    .returning(['id', 'status', 'error'])
+    .returning(['id', 'status', 'error', 'platform_failure'])
     .execute();
   return rows.sort((a, b) => Number(a.id) - Number(b.id));
 }

@@ -6,7 +6,8 @@ import { DomainError } from '../../platform/errors.ts';
 import { smsDeliveriesTotal } from '../../platform/metrics.ts';
 import { isSmsDeliveryStatus, recordSmsDelivery, type OnUndelivered } from './delivery.ts';
 import { isTwilioSignature } from './twilio-signature.ts';
-import { isTwilioPlatformFailure } from './twilio.ts';
+import { claimOfProviderMessage } from './sms-repo.ts';
+import { twilioFailureClass } from './twilio.ts';
 
 /**
  * Twilio's status callback (docs/sms.md, "Delivery receipts"): `POST /providers/twilio/sms-status`,
@@ -47,21 +48,30 @@ export function twilioStatusRoutes(deps: {
       if (!sid || !status || !isSmsDeliveryStatus(status)) return reply.code(204).send();
       const code = Number(one(body.ErrorCode));
       const errorCode = one(body.ErrorCode) && Number.isInteger(code) && code >= 0 ? code : null;
+      const undelivered = status === 'undelivered' || status === 'failed';
+      const failure = undelivered ? twilioFailureClass(errorCode) : undefined;
+      const platformFailure =
+        failure === 'platform' ? 'lasting' : failure === 'platform_temporary' ? 'temporary' : undefined;
+      // the claim, for the operator (never the phone nor the name): read first, a resend forgets the sid
+      const claim = platformFailure ? await claimOfProviderMessage(deps.db, 'twilio', sid) : undefined;
       const outcome = await recordSmsDelivery(
         deps.db,
         'twilio',
-        { messageSid: sid, status, errorCode },
+        { messageSid: sid, status, errorCode, platformFailure },
         deps.now(),
         deps.onUndelivered,
       );
       smsDeliveriesTotal.inc({ status, outcome });
-      if ((status === 'undelivered' || status === 'failed') && isTwilioPlatformFailure(errorCode))
-        // not the customer's phone: the platform's sender, account or content (every customer alike)
+      if (platformFailure && (outcome === 'recorded' || outcome === 'early')) {
+        // not the customer's phone: the platform's sender, account, content or throughput (every customer
+        // alike); the claim named for the operator's resend
         request.log.error(
-          { messageSid: sid, status, errorCode, outcome },
-          'sms undelivered for a reason of the platform (Twilio account, sender or content): the partner is not told',
+          { messageSid: sid, status, errorCode, outcome, platformFailure, ...claim },
+          platformFailure === 'temporary'
+            ? 'sms undelivered for a passing reason of the platform (Twilio queue overflow): sent again while sends are left, the partner is not told'
+            : 'sms undelivered for a reason of the platform (Twilio account, sender or content): the partner is not told',
         );
-      else request.log.info({ messageSid: sid, status, errorCode, outcome }, 'sms delivery receipt');
+      } else request.log.info({ messageSid: sid, status, errorCode, outcome }, 'sms delivery receipt');
       return reply.code(204).send();
     });
   };

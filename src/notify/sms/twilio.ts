@@ -38,27 +38,36 @@ export interface TwilioOptions {
 const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 /**
- * Twilio error codes meaning "this recipient cannot be texted", https://www.twilio.com/docs/api/errors:
- * at send, and the carrier's 30005 (unknown handset) and 30006 (landline or unreachable carrier) on a
- * message created already failed.
+ * What a Twilio error code is about (https://www.twilio.com/docs/api/errors), one classification for
+ * both places a code comes: the answer to a send (an error answer's `code`, a message created already
+ * `failed` or `undelivered` with its `error_code`) and a delivery receipt's `ErrorCode`.
+ * - `invalid_number`: this number cannot be texted — at send 21211 invalid, 21217 not a phone number,
+ *   21401 invalid, 21421 invalid, 21614 not a mobile; the carrier's 30005 unknown handset and 30006
+ *   landline or unreachable carrier.
+ * - `recipient_refused`: a valid recipient that cannot receive this now — 21610 unsubscribed (replied
+ *   STOP), 21612 not reachable by SMS; the carrier's 30003 handset unreachable and 30004 blocked by the
+ *   recipient or their carrier.
+ * - `platform_temporary`: the platform's own, and passing — 30001 queue overflow (sent faster than the
+ *   sender allows: a mass disruption's burst). A receipt with it sends the message again (docs/sms.md).
+ * - `platform`: the platform's own account, sender or content, every customer alike — 21408 no
+ *   permission for that country, 21602 empty body, 21606 sender not SMS-capable; the carrier's 30002
+ *   account suspended, 30007 filtered, 30010 price over MaxPrice, 30022 US A2P 10DLC rate limit
+ *   exceeded, 30024 numeric sender id not provisioned, 30032 toll-free sender not verified, 30034 US
+ *   sender not registered.
+ * **Any other code, or none, is `platform`** (the one default): a failure the platform cannot
+ * attribute never blames the customer nor tells the partner they are unreachable; it is logged as an
+ * error and audited (`platformFailure`) for the operator, who resends from the claim desk.
  */
-const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614, 30005, 30006]);
-/**
- * A valid recipient that cannot receive this now: 21610 unsubscribed (replied STOP), 21612 not reachable
- * by SMS; the carrier's 30003 (handset unreachable) and 30004 (blocked by the recipient or their carrier).
- */
-const RECIPIENT_REFUSED_CODES = new Set([21610, 21612, 30003, 30004]);
-/**
- * Carrier failures that are about the platform, not the recipient: 30001 queue overflow (sent faster
- * than the sender allows), 30002 account suspended, 30007 filtered by the carrier (content or sender),
- * 30032 toll-free sender not verified, 30034 US sender not registered (A2P 10DLC). Every customer would
- * look unreachable: the partner is not told (docs/sms.md, "Delivery receipts").
- */
-const PLATFORM_DELIVERY_CODES = new Set([30001, 30002, 30007, 30032, 30034]);
+export type TwilioFailureClass = 'invalid_number' | 'recipient_refused' | 'platform_temporary' | 'platform';
+const FAILURE_CLASSES: ReadonlyMap<number, Exclude<TwilioFailureClass, 'platform'>> = new Map([
+  ...[21211, 21217, 21401, 21421, 21614, 30005, 30006].map((c) => [c, 'invalid_number'] as const),
+  ...[21610, 21612, 30003, 30004].map((c) => [c, 'recipient_refused'] as const),
+  [30001, 'platform_temporary'] as const,
+]);
 
-/** Whether a delivery receipt's Twilio `ErrorCode` is the platform's own failure (PLATFORM_DELIVERY_CODES). */
-export function isTwilioPlatformFailure(code: number | null | undefined): boolean {
-  return code !== null && code !== undefined && PLATFORM_DELIVERY_CODES.has(code);
+/** The class of a Twilio error code (`TwilioFailureClass`): unlisted or absent, `platform`. */
+export function twilioFailureClass(code: number | null | undefined): TwilioFailureClass {
+  return (code !== null && code !== undefined && FAILURE_CLASSES.get(code)) || 'platform';
 }
 /** The look-up before a send again (`#findAccepted`): one page of messages to the number, and the clocks' margin. */
 const LOOKUP_PAGE_SIZE = 50;
@@ -271,11 +280,10 @@ export class TwilioSmsProvider implements SmsProvider {
   }
 }
 
-/** What a refusal is about, by Twilio's code: the recipient (someone can fix the contact) or the platform. */
+/** What a refusal is about, by Twilio's code (`twilioFailureClass`): the recipient (someone can fix the contact) or the platform. */
 function refusalReason(code: number | undefined): 'invalid_number' | 'recipient_refused' | 'rejected' {
-  if (code !== undefined && INVALID_NUMBER_CODES.has(code)) return 'invalid_number';
-  if (code !== undefined && RECIPIENT_REFUSED_CODES.has(code)) return 'recipient_refused';
-  return 'rejected';
+  const failure = twilioFailureClass(code);
+  return failure === 'invalid_number' || failure === 'recipient_refused' ? failure : 'rejected';
 }
 
 function parseJson(text: string): unknown {
