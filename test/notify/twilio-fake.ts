@@ -13,7 +13,8 @@ import { describeErrors, twilioValidators } from './twilio-spec.ts';
  * Twilio's documented test numbers drive the errors: +15005550001 (21211, invalid number) and
  * +15005550009 (21614, not a mobile). `override` forces the next answers (500, 429, hang, or `drop`:
  * the message is created, then the connection closed without an answer — Twilio accepted it, the
- * adapter never learns its sid). `GET …/Messages.json` lists the messages created, newest first
+ * adapter never learns its sid; or `trickle`: a create answered 201 at once, then a body that comes a
+ * byte at a time and never ends — a slow proxy, not Twilio's answer, so not validated). `GET …/Messages.json` lists the messages created, newest first
  * (the document gives no order: the adapter must not rely on it; `listOldestFirst` reverses it),
  * filtered by `To`, its query checked against the parameters the document declares and its answer
  * against `ListMessageResponse`. The override applies to the look-up too (`drop` there: the
@@ -36,7 +37,7 @@ export interface SeenRequest {
 
 /** A forced answer: a Twilio-shaped body (validated), a raw text body (a proxy's page, not validated), or none at all. */
 export type Override =
-  { status: number; body?: unknown; rawBody?: string; headers?: Record<string, string> } | 'hang' | 'drop';
+  { status: number; body?: unknown; rawBody?: string; headers?: Record<string, string> } | 'hang' | 'drop' | 'trickle';
 
 export interface FakeTwilio {
   baseUrl: string;
@@ -110,7 +111,8 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
         request.raw.socket.destroy();
         return reply;
       }
-      const forced = fake.override;
+      // a trickle is a create's (the look-up answers as without it)
+      const forced = fake.override === 'trickle' ? null : fake.override;
       if (forced?.rawBody !== undefined)
         return reply
           .code(forced.status)
@@ -176,6 +178,15 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
 
       if (fake.override === 'hang') {
         await closed;
+        return reply;
+      }
+      if (fake.override === 'trickle') {
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
+        raw.write('{"sid":"SM');
+        const timer = setInterval(() => raw.write('0'), 20);
+        raw.on('close', () => clearInterval(timer));
         return reply;
       }
       const forced = fake.override === 'drop' ? null : fake.override;

@@ -252,6 +252,16 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     assert.equal(fake.requests.length, 1);
   });
 
+  it('a 201 whose body trickles in and never ends is a timeout (retryable)', { timeout: 5000 }, async (t) => {
+    const { fake, twilio } = await setup(t, { timeoutMs: 150 });
+    fake.override = 'trickle';
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'timeout',
+    );
+    assert.equal(fake.requests.length, 1);
+  });
+
   it('a refused connection is retryable (unreachable: nothing was sent)', async () => {
     const port = await closedPort();
     const twilio = new TwilioSmsProvider({
