@@ -2,17 +2,32 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readBoundedText } from '../../src/platform/bounded-body.ts';
 
-/** A body sent in chunks of `size` bytes, `count` of them, with no Content-Length (chunked). */
-function streamed(count: number, size: number): { response: Response; pulled: () => number } {
+/**
+ * A body sent in chunks of `size` bytes, `count` of them, with no Content-Length (chunked) unless
+ * `headers` declares one. Nothing is pulled before the reader asks (highWaterMark 0); `cancelled` tells
+ * whether the reader gave the stream up.
+ */
+function streamed(
+  count: number,
+  size: number,
+  headers?: Record<string, string>,
+): { response: Response; pulled: () => number; cancelled: () => boolean } {
   let pulled = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (pulled === count) return controller.close();
-      pulled++;
-      controller.enqueue(new Uint8Array(size).fill(0x20));
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (pulled === count) return controller.close();
+        pulled++;
+        controller.enqueue(new Uint8Array(size).fill(0x20));
+      },
+      cancel() {
+        cancelled = true;
+      },
     },
-  });
-  return { response: new Response(stream), pulled: () => pulled };
+    { highWaterMark: 0 },
+  );
+  return { response: new Response(stream, { headers }), pulled: () => pulled, cancelled: () => cancelled };
 }
 
 describe('readBoundedText', () => {
@@ -36,8 +51,16 @@ describe('readBoundedText', () => {
     assert.ok(pulled() < 20, `read ${pulled()} chunks of 1,000`);
   });
 
-  it('a declared Content-Length past the bound: undefined without reading', async () => {
-    const response = new Response('x'.repeat(64), { headers: { 'content-length': '64' } });
+  it('a declared Content-Length past the bound: undefined without reading, the stream given up', async () => {
+    const { response, pulled, cancelled } = streamed(64, 1, { 'content-length': '64' });
     assert.equal(await readBoundedText(response, 63), undefined);
+    assert.equal(pulled(), 0, 'no chunk pulled');
+    assert.equal(cancelled(), true);
+  });
+
+  it('a declared Content-Length within the bound is read', async () => {
+    const { response, pulled } = streamed(4, 16, { 'content-length': '64' });
+    assert.equal(await readBoundedText(response, 64), ' '.repeat(64));
+    assert.equal(pulled(), 4);
   });
 });
