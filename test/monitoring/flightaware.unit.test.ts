@@ -624,18 +624,22 @@ describe('FlightAware AeroAPI adapter', () => {
     assert.ok(elapsed >= 150, `took ${elapsed} ms`); // no upper bound: a loaded machine is slow
   });
 
-  it('a 200 whose body comes slowly in chunks and never ends → timeout, bounded by the same timeoutMs', async (t) => {
-    const { fake, provider } = await setup(t, { timeoutMs: 300 });
-    fake.override('trickle');
-    await assert.rejects(provider.fetchStatus(AF6), (error: unknown) => {
-      assert.ok(error instanceof ProviderError);
-      assert.equal(error.kind, 'timeout');
-      assert.equal(error.retryable, true);
-      assert.doesNotMatch(error.message, new RegExp(fake.apiKey));
-      return true;
-    });
-    assert.equal(fake.requests.length, 1);
-  });
+  it(
+    'a 200 whose body comes slowly in chunks and never ends → timeout, bounded by the same timeoutMs',
+    { timeout: 5000 },
+    async (t) => {
+      const { fake, provider } = await setup(t, { timeoutMs: 300 });
+      fake.override('trickle');
+      await assert.rejects(provider.fetchStatus(AF6), (error: unknown) => {
+        assert.ok(error instanceof ProviderError);
+        assert.equal(error.kind, 'timeout');
+        assert.equal(error.retryable, true);
+        assert.doesNotMatch(error.message, new RegExp(fake.apiKey));
+        return true;
+      });
+      assert.equal(fake.requests.length, 1);
+    },
+  );
 
   it("the caller's abort is not a provider error", async (t) => {
     const { fake, provider } = await setup(t);

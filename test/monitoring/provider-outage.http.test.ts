@@ -346,31 +346,35 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     assert.ok(log.lines.some((l) => l.level === 'error' && /credentials/.test(l.message)));
   });
 
-  it('a 200 that is not JSON and a 200 whose body never ends are failures for the breaker, logged without the key', async (tc) => {
-    const s = await setup(tc, { threshold: 2 });
-    const log = recordingLog();
-    const deps = checkDeps(t, c, s.providers, log);
-    c.set(s.departure);
-    s.fake.override({ status: 200, body: '<html>captive portal</html>', headers: { 'content-type': 'text/html' } });
-    const first = await checkFlightWatch(deps, s.watch.id);
-    assert.equal(first.outcome === 'provider_error' && first.consecutiveErrors, 1);
-    assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:bad_response');
-    assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'closed');
+  it(
+    'a 200 that is not JSON and a 200 whose body never ends are failures for the breaker, logged without the key',
+    { timeout: 5000 },
+    async (tc) => {
+      const s = await setup(tc, { threshold: 2 });
+      const log = recordingLog();
+      const deps = checkDeps(t, c, s.providers, log);
+      c.set(s.departure);
+      s.fake.override({ status: 200, body: '<html>captive portal</html>', headers: { 'content-type': 'text/html' } });
+      const first = await checkFlightWatch(deps, s.watch.id);
+      assert.equal(first.outcome === 'provider_error' && first.consecutiveErrors, 1);
+      assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:bad_response');
+      assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'closed');
 
-    c.set(plus(c.now(), minutes(1)));
-    s.hang(true); // the impatient client, 300 ms
-    s.fake.override('trickle');
-    const second = await checkFlightWatch(deps, s.watch.id);
-    s.hang(false);
-    assert.equal(second.outcome === 'provider_error' && second.consecutiveErrors, 2);
-    assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:timeout');
-    assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'open', 'two failures: the threshold');
+      c.set(plus(c.now(), minutes(1)));
+      s.hang(true); // the impatient client, 300 ms
+      s.fake.override('trickle');
+      const second = await checkFlightWatch(deps, s.watch.id);
+      s.hang(false);
+      assert.equal(second.outcome === 'provider_error' && second.consecutiveErrors, 2);
+      assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:timeout');
+      assert.equal(s.providers.forEnvironment('production')!.breaker.state, 'open', 'two failures: the threshold');
 
-    const logged = JSON.stringify(log.lines);
-    assert.equal(log.lines.filter((l) => l.level === 'warn').length, 2);
-    assert.doesNotMatch(logged, new RegExp(s.fake.apiKey));
-    assert.doesNotMatch(logged, /x-apikey/i);
-  });
+      const logged = JSON.stringify(log.lines);
+      assert.equal(log.lines.filter((l) => l.level === 'warn').length, 2);
+      assert.doesNotMatch(logged, new RegExp(s.fake.apiKey));
+      assert.doesNotMatch(logged, /x-apikey/i);
+    },
+  );
 
   it("a flight older than AeroAPI's 10 days: not asked, manual review at once, no error, the breaker untouched", async (tc) => {
     const s = await setup(tc, { threshold: 1 });
