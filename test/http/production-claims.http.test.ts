@@ -744,6 +744,32 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
       .executeTakeFirstOrThrow();
     assert.equal(recorded.delivery_status, 'undelivered');
     assert.deepEqual(await unreachable(later), []);
+
+    // a code in none of twilioFailureClass's lists (39999): the one default, the platform's — audited
+    // platformFailure, the partner not told; 30001 (queue overflow, passing): queued again as well
+    for (const errorCode of ['39999', '30001']) {
+      const claim = await openClaim();
+      const mine = await eventually(async () => {
+        const row = await message(claim).catch(() => undefined);
+        return row?.status === 'sent' ? row : undefined;
+      });
+      const mineSid = mine.provider_message_id!;
+      assert.equal(
+        (await receipt(form('failed', { MessageSid: mineSid, SmsSid: mineSid, ErrorCode: errorCode }))).statusCode,
+        204,
+      );
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select('data')
+        .where('entity', '=', 'sms')
+        .where('entity_id', '=', mine.id)
+        .where('action', '=', 'sms_undelivered')
+        .executeTakeFirstOrThrow();
+      assert.equal((audit.data as { platformFailure?: boolean }).platformFailure, true, errorCode);
+      assert.deepEqual(await unreachable(claim), [], errorCode);
+      const after = await message(claim);
+      assert.equal(after.status, errorCode === '30001' ? 'queued' : 'sent', errorCode);
+    }
   });
 
   it('a message whose send jobs gave up is queued again by the sweep and sent once, however many jobs', async () => {
