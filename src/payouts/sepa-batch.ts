@@ -192,7 +192,12 @@ async function recordBatch(
 /** The account paying a currency's transfers: the one configured for it, else the EUR account (the bank converts). */
 export function debtorFor(debtor: PayoutDebtor, currency: string): SepaDebtor {
   const account = currency === 'EUR' ? undefined : debtor.accounts?.[currency];
-  return { name: debtor.name, iban: account?.iban ?? debtor.iban, bic: account?.bic ?? debtor.bic };
+  return {
+    name: debtor.name,
+    iban: account?.iban ?? debtor.iban,
+    bic: account?.bic ?? debtor.bic,
+    address: debtor.address,
+  };
 }
 
 function requireDebtor(deps: Pick<BatchDeps, 'debtor'>): PayoutDebtor {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { bicMatchesCountry } from './bic.ts';
 import { hasHiddenCharacter } from './hidden-characters.ts';
+import { transliterateLatin } from './latin-text.ts';
 import { currencyError } from './money.ts';
 import { abaChecksumValid } from './routing-number.ts';
 
@@ -92,6 +93,11 @@ export interface Config {
         readonly name: string;
         readonly iban: string;
         readonly bic: string;
+        /**
+         * The insurer's postal address (PARASOL_SEPA_DEBTOR_ADDRESS): one or two lines, the country the
+         * IBAN's. Written in every pain.001 (Dbtr/PstlAdr); a transfer to a bank outside the EEA needs it.
+         */
+        readonly address?: { readonly country: string; readonly lines: readonly string[] } | undefined;
         readonly accounts: Readonly<Record<string, { readonly iban: string; readonly bic: string }>>;
       }
     | undefined;
@@ -641,7 +647,33 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
       'PARASOL_SEPA_DEBTOR_BIC',
       `must be the BIC of a bank in the IBAN's country ${iban.slice(0, 2)} (got ${bic.slice(4, 6)})`,
     );
-  return Object.freeze({ name, iban, bic, accounts: debtorAccountsConfig(accountsText) });
+  const address = debtorAddressConfig(optional(env, 'PARASOL_SEPA_DEBTOR_ADDRESS'), iban.slice(0, 2));
+  return Object.freeze({
+    name,
+    iban,
+    bic,
+    ...(address ? { address } : {}),
+    accounts: debtorAccountsConfig(accountsText),
+  });
+}
+
+/**
+ * PARASOL_SEPA_DEBTOR_ADDRESS: the insurer's postal address, one or two lines separated by "|"
+ * ("12 rue de la Paix|75002 Paris"), each at most 70 characters of the SEPA Latin set once
+ * transliterated (the EPC rulebook's AdrLine, written in the SEPA Latin set); the country is the debtor IBAN's.
+ */
+function debtorAddressConfig(
+  text: string | undefined,
+  country: string,
+): { country: string; lines: readonly string[] } | undefined {
+  if (text === undefined) return undefined;
+  const lines = text.split('|').map((line) => line.replace(/\s+/g, ' ').trim());
+  if (lines.length > 2 || lines.some((line) => line === '' || transliterateLatin(line).length > 70))
+    throw new ConfigError(
+      'PARASOL_SEPA_DEBTOR_ADDRESS',
+      'must be one or two address lines separated by "|", each 1 to 70 characters',
+    );
+  return Object.freeze({ country, lines: Object.freeze(lines) });
 }
 
 /**

@@ -147,6 +147,12 @@ describe('loadConfig', () => {
         CHF: { iban: 'CH9300762011623852957', bic: 'UBSWCHZH80A' },
       },
     );
+    // the insurer's address, one or two lines, in the IBAN's country (pain.001 Dbtr/PstlAdr)
+    assert.deepEqual(
+      loadConfig({ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: ' 1  place de la Bourse | 75002 Paris ' }).sepaDebtor
+        ?.address,
+      { country: 'FR', lines: ['1 place de la Bourse', '75002 Paris'] },
+    );
   });
 
   const ACH = {
@@ -217,6 +223,9 @@ describe('loadConfig', () => {
       'PARASOL_SEPA_DEBTOR_ACCOUNTS',
     ],
     [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_BIC: 'COBADEFF' }, 'PARASOL_SEPA_DEBTOR_BIC'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'one|two|three' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: '1 rue X||Paris' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'ß'.repeat(36) }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
     // withdrawn in 2025 (replaced by XCG): no transfer pays it
     [
       { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'ANG:GB33BUKB20201555555555:BUKBGB22' },
