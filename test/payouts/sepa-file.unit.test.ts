@@ -185,12 +185,12 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       payout({ endToEndId: 'E3', creditorIban: 'GB29NWBK60161331926819', creditorBic: 'NWBKGB2L' }),
     ];
     assert.deepEqual(
-      refusal(batch({ debtor: noAddress, payouts: abroad })).map((e) => [e.field, e.code, e.message]),
-      ['CH', 'GB'].map((country, i) => [
-        `/payouts/${i + 1}/creditorIban`,
-        'not_allowed',
-        `is of a bank outside the EEA (${country}): the transfer must carry the insurer's address, PARASOL_SEPA_DEBTOR_ADDRESS, which is not set`,
-      ]),
+      refusal(batch({ debtor: noAddress, payouts: abroad })),
+      ['CH', 'GB'].map((country, i) => ({
+        field: `/payouts/${i + 1}/creditorIban`,
+        code: 'not_allowed',
+        message: `is of a bank outside the EEA (${country}): the transfer must carry the insurer's address, PARASOL_SEPA_DEBTOR_ADDRESS, which is not set`,
+      })),
     );
     // within the EEA no address is needed, and none is written
     const inside = buildSepaCreditTransferFile(batch({ debtor: noAddress }));

@@ -58,7 +58,12 @@ describe('the scheduled SEPA batch', () => {
   });
 
   /** `n` claims on one cancelled production flight, each with bank details: `n` pending production payouts. */
-  async function pendingPayouts(n: number, who: TestPartner = partner, bic = ''): Promise<string[]> {
+  async function pendingPayouts(
+    n: number,
+    who: TestPartner = partner,
+    bic = '',
+    iban = 'DE89 3704 0044 0532 0130 00',
+  ): Promise<string[]> {
     const flightNumber = `AF${seq++}`;
     let departureDate = '';
     for (let i = 0; i < n; i++) departureDate = (await insureFlight(t.app, who, { flightNumber })).departureDate;
@@ -85,7 +90,7 @@ describe('the scheduled SEPA batch', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({
           accountHolder: 'Hélène Müller',
-          iban: 'DE89 3704 0044 0532 0130 00',
+          iban,
           bic,
         }).toString(),
       });
@@ -287,6 +292,49 @@ describe('the scheduled SEPA batch', () => {
       .set({ status: 'failed', failure_reason: 'test: set aside' })
       .where('id', 'in', [legacy!, unknown!, noBic!])
       .execute();
+  });
+
+  it('a payout to a bank outside the EEA waits for the insurer’s address: left out without it, paid in the next run once it is set', async () => {
+    const [german] = await pendingPayouts(1);
+    const [swiss] = await pendingPayouts(1, partner, 'UBSWCHZH80A', 'CH93 0076 2011 6238 5295 7');
+    const debtor = t.app.parasol.config.sepaDebtor!;
+    assert.ok(debtor.address, 'the tests configure PARASOL_SEPA_DEBTOR_ADDRESS');
+    const { address: _address, ...withoutAddress } = debtor;
+    const first = job({ sepaDebtor: withoutAddress });
+    await first.run();
+    const statusOf = async (id: string) => (await batchesOf([id]))[0]!.status;
+    assert.equal(await statusOf(german!), 'instructed', 'within the EEA: in the file');
+    assert.equal(await statusOf(swiss!), 'pending', 'outside the EEA, no address: left out');
+    const mark = await t.db
+      .selectFrom('payouts')
+      .select(['left_out_code', 'left_out_reason'])
+      .where('id', '=', swiss!)
+      .executeTakeFirstOrThrow();
+    assert.equal(mark.left_out_code, 'invalid');
+    assert.match(
+      mark.left_out_reason!,
+      /^creditorIban is of a bank outside the EEA \(CH\): the transfer must carry the insurer's address, PARASOL_SEPA_DEBTOR_ADDRESS, which is not set/,
+    );
+    assert.ok(
+      first.logs.some((l) => l.level === 'error' && /PARASOL_SEPA_DEBTOR_ADDRESS/.test(JSON.stringify(l.data))),
+    );
+
+    await job().run();
+    const [row] = await batchesOf([swiss!]);
+    assert.equal(row!.status, 'instructed');
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select('file_path')
+      .where('id', '=', row!.batch_id!)
+      .executeTakeFirstOrThrow();
+    const xml = await fs.readFile(stored.file_path!, 'utf8');
+    const check = validateWithXmllint(xml);
+    assert.ok(check.valid, check.output);
+    assert.match(
+      xml,
+      /<Dbtr><Nm>Parasol Assurances SA<\/Nm><PstlAdr><Ctry>FR<\/Ctry><AdrLine>1 place de la Bourse<\/AdrLine><AdrLine>75002 Paris<\/AdrLine><\/PstlAdr><\/Dbtr>/,
+    );
+    assert.match(xml, /<IBAN>CH9300762011623852957<\/IBAN>/);
   });
 
   it('a run whose every pending payout is refused records outcome refused, never nothing_pending', async () => {
