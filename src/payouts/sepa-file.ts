@@ -6,6 +6,7 @@ import { DomainError, type FieldError, type FieldErrorCode } from '../platform/e
 import { currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount, ibanNeedsBic } from './bank-account.ts';
+import { isSepaAddressLine } from '../platform/latin-text.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
 
 /**
@@ -40,7 +41,7 @@ export interface SepaDebtor {
    * The insurer's postal address (Dbtr/PstlAdr: `Ctry` and one or two `AdrLine`, transliterated, at
    * most 70 characters each). Written when given. Required in a file paying a bank outside the EEA
    * (EPC rulebook AT-P005; the EU Transfer of Funds Regulation 2023/1113 art. 4): without it such a
-   * payout is refused (`/payouts/N/creditorIban`), the others' file still made.
+   * payout is refused (`/payouts/N/debtorAddress` `required`), the others' file still made.
    */
   readonly address?: { readonly country: string; readonly lines: readonly string[] } | undefined;
 }
@@ -98,6 +99,13 @@ const PAIN_FORMAT = 'pain.001.001.09';
 /** The SEPA rulebook's 999 999 999.99 EUR (`largestTransfer`, the ceiling the amounts that make payouts are held to). */
 const MAX_AMOUNT_MINOR = largestTransfer('EUR').amount;
 const MAX_NAME = 70;
+
+/**
+ * A payout's problem that is the insurer's, not the customer's: the debtor's address missing for a
+ * bank outside the EEA (`/payouts/N/debtorAddress`). The batch leaves that payout out as
+ * `no_debtor_address` (sepa-batch.ts).
+ */
+export const DEBTOR_ADDRESS_FIELD = 'debtorAddress';
 const MAX_REMITTANCE = 140;
 
 export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): SepaCreditTransferFile {
@@ -139,14 +147,18 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
 
   const address = input.debtor.address;
   const addressLines = address?.lines.map((line) => toSepaText(line));
+  // the rule the configuration checks PARASOL_SEPA_DEBTOR_ADDRESS with at start (isSepaAddressLine)
   if (
     address &&
     (!/^[A-Z]{2}$/.test(address.country) ||
-      addressLines!.length < 1 ||
-      addressLines!.length > 2 ||
-      addressLines!.some((line) => line === '' || line.length > MAX_NAME))
+      address.lines.length < 1 ||
+      address.lines.length > 2 ||
+      !address.lines.every(isSepaAddressLine))
   )
-    fail('/debtor/address', 'must be a country code and one or two lines of 1 to 70 SEPA Latin characters');
+    fail(
+      '/debtor/address',
+      'must be a country code and one or two lines of 1 to 70 SEPA Latin characters, without hidden characters',
+    );
 
   if (input.payouts.length === 0) fail('/payouts', 'must hold at least one payout', 'too_few');
   const seen = new Set<string>();
@@ -180,11 +192,12 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     else if (!sepa && account.account.bic === null)
       fail(at('creditorBic'), 'is required for a transfer outside SEPA (another currency than EUR)', 'required');
     // a transfer to a bank outside the EEA carries the payer's address (EPC AT-P005, EU 2023/1113 art. 4)
+    // (the insurer's address missing, not the customer's IBAN at fault: its own field)
     if (account.ok && !address && ibanNeedsBic(account.account.iban))
       fail(
-        at('creditorIban'),
-        `is of a bank outside the EEA (${account.account.iban.slice(0, 2)}): the transfer must carry the insurer's address, PARASOL_SEPA_DEBTOR_ADDRESS, which is not set`,
-        'not_allowed',
+        at(DEBTOR_ADDRESS_FIELD),
+        `is required for a bank outside the EEA (${account.account.iban.slice(0, 2)}): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address`,
+        'required',
       );
     return { payout, creditorName, remittance, account: account.ok ? account.account : null };
   });

@@ -177,7 +177,7 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
     }
   });
 
-  it('a bank outside the EEA gets the insurer’s address (AT-P005); without one that payout alone is refused', () => {
+  it('a bank outside the EEA gets the insurer’s address (AT-P005); without one that payout alone is refused, as the insurer’s fault', () => {
     const noAddress = { name: DEBTOR.name, iban: DEBTOR.iban, bic: DEBTOR.bic };
     const abroad = [
       payout({ endToEndId: 'E1' }),
@@ -187,9 +187,9 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
     assert.deepEqual(
       refusal(batch({ debtor: noAddress, payouts: abroad })),
       ['CH', 'GB'].map((country, i) => ({
-        field: `/payouts/${i + 1}/creditorIban`,
-        code: 'not_allowed',
-        message: `is of a bank outside the EEA (${country}): the transfer must carry the insurer's address, PARASOL_SEPA_DEBTOR_ADDRESS, which is not set`,
+        field: `/payouts/${i + 1}/debtorAddress`,
+        code: 'required',
+        message: `is required for a bank outside the EEA (${country}): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address`,
       })),
     );
     // within the EEA no address is needed, and none is written
@@ -209,12 +209,14 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       /<Dbtr><Nm>Parasol Assurances SA<\/Nm><PstlAdr><Ctry>FR<\/Ctry><AdrLine>Tour Acores \+ OEillets<\/AdrLine><AdrLine>75002 Paris<\/AdrLine><\/PstlAdr><\/Dbtr>/,
     );
     assert.equal(file.xml.split('<PstlAdr>').length, 2, 'one address: the debtor’s');
-    assert.deepEqual(
-      refusal(batch({ debtor: { ...noAddress, address: { country: 'FR', lines: ['a', 'b', 'c'] } } })).map(
-        (e) => e.field,
-      ),
-      ['/debtor/address'],
-    );
+    // the rule the configuration checks at start (isSepaAddressLine): three lines, nothing left in
+    // the Latin set, a hidden character, more than 70 characters once written
+    for (const lines of [['a', 'b', 'c'], ['東京都', 'Paris'], ['!!!'], ['1 rue X\u0007'], ['ß'.repeat(36)]])
+      assert.deepEqual(
+        refusal(batch({ debtor: { ...noAddress, address: { country: 'FR', lines } } })).map((e) => e.field),
+        ['/debtor/address'],
+        JSON.stringify(lines),
+      );
   });
 
   it('every kind of file the product writes validates and keeps the EPC rules the schema cannot express', () => {

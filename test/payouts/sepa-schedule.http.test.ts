@@ -310,10 +310,10 @@ describe('the scheduled SEPA batch', () => {
       .select(['left_out_code', 'left_out_reason'])
       .where('id', '=', swiss!)
       .executeTakeFirstOrThrow();
-    assert.equal(mark.left_out_code, 'invalid');
-    assert.match(
-      mark.left_out_reason!,
-      /^creditorIban is of a bank outside the EEA \(CH\): the transfer must carry the insurer's address, PARASOL_SEPA_DEBTOR_ADDRESS, which is not set/,
+    assert.equal(mark.left_out_code, 'no_debtor_address', 'the insurer’s setting, not the customer’s IBAN');
+    assert.equal(
+      mark.left_out_reason,
+      "debtorAddress is required for a bank outside the EEA (CH): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address",
     );
     assert.ok(
       first.logs.some((l) => l.level === 'error' && /PARASOL_SEPA_DEBTOR_ADDRESS/.test(JSON.stringify(l.data))),
