@@ -202,6 +202,20 @@ export function debtorFor(debtor: PayoutDebtor, currency: string): SepaDebtor {
   };
 }
 
+/**
+ * What a worker says at start of an insurer account configured without its postal address: payouts to
+ * a bank outside the EEA will be left out (`no_debtor_address`) until PARASOL_SEPA_DEBTOR_ADDRESS is
+ * set — said once, before a customer's Swiss or British bank waits for it. Undefined when nothing to say.
+ */
+export function debtorAddressWarning(debtor: PayoutDebtor | undefined): string | undefined {
+  if (!debtor || debtor.address) return undefined;
+  return (
+    'PARASOL_SEPA_DEBTOR_ADDRESS is not set: the insurer account (PARASOL_SEPA_DEBTOR_*) has no postal address, ' +
+    'so payouts to a bank outside the EEA (IBANs of AD, CH, GB, GI, MC, SM, VA) are left out of their pain.001 files ' +
+    '(no_debtor_address) until it is set and the workers restarted; payouts within the EEA are not affected'
+  );
+}
+
 function requireDebtor(deps: Pick<BatchDeps, 'debtor'>): PayoutDebtor {
   if (!deps.debtor)
     throw new DomainError(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { debtorAddressWarning } from '../../src/payouts/index.ts';
 import { ConfigError, DEMO_INSURER, loadConfig } from '../../src/platform/config.ts';
 
 describe('loadConfig', () => {
@@ -158,6 +159,19 @@ describe('loadConfig', () => {
       loadConfig({ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'LU:2 rue Hélène: bât. B, L-1536 Luxembourg' }).sepaDebtor
         ?.address,
       { country: 'LU', lines: ['2 rue Hélène: bât. B, L-1536 Luxembourg'] },
+    );
+  });
+
+  it('the insurer account without its address: the workers warn at start, naming the variable and what it means', () => {
+    assert.equal(debtorAddressWarning(loadConfig({}).sepaDebtor), undefined, 'no account: nothing to say');
+    const warning = debtorAddressWarning(loadConfig(DEBTOR).sepaDebtor);
+    assert.match(warning ?? '', /^PARASOL_SEPA_DEBTOR_ADDRESS is not set/);
+    assert.match(warning!, /payouts to a bank outside the EEA .* are left out/);
+    assert.equal(
+      debtorAddressWarning(
+        loadConfig({ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 place de la Bourse|75002 Paris' }).sepaDebtor,
+      ),
+      undefined,
     );
   });
 
