@@ -1,4 +1,5 @@
 import { flightProvidersFromConfig } from './monitoring/index.ts';
+import { debtorAddressWarning } from './payouts/index.ts';
 import { OutboxEmailProvider, SmtpEmailProvider, TwilioSmsProvider } from './notify/index.ts';
 import type { JobPayloads, JobQueue, QueueName } from './platform/jobs.ts';
 import { JOBS, type JobDefinition, type JobRuntime, type ScheduleConfig, type WorkerContext } from './jobs/registry.ts';
@@ -30,6 +31,9 @@ export async function registerSchedules(jobs: JobQueue, config: ScheduleConfig):
 /** Every job handler of the registry, registered on a started queue, and the periodic jobs' schedules. */
 export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<void> {
   await registerSchedules(jobs, ctx.config);
+  // the batch job's configuration: said once at start, not at each run that leaves a payout out
+  const noAddress = debtorAddressWarning(ctx.config.sepaDebtor);
+  if (noAddress) ctx.log.warn({ variable: 'PARASOL_SEPA_DEBTOR_ADDRESS' }, noAddress);
   const runtime: JobRuntime = {
     ...ctx,
     jobs,

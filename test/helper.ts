@@ -302,6 +302,7 @@ export function sepaPayoutsEnv(payoutsDir: string): Record<string, string> {
     PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
     PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
     PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+    PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 place de la Bourse|75002 Paris',
   };
 }
 

@@ -13,10 +13,14 @@ export function leftOutFor(since: Date, now: Date): string {
 /**
  * What the operator does about a payout a batch left out, from its mark (`leftOutBicFault`): the BIC
  * alone at fault → `parasol payouts set-bic`; the BIC and something else → set the BIC, then the other
- * fault stays; the BIC not at fault → the reason itself (pay it another way: docs/OPERATOR.md).
+ * fault stays; the insurer's address missing → the variable to set; the BIC not at fault → the reason
+ * itself (pay it another way: docs/OPERATOR.md).
  */
 export function leftOutWhy(code: string, reason: string | null): string {
   if (code === 'no_bic') return 'no BIC (parasol payouts set-bic)';
+  // a bank outside the EEA: the insurer's setting, not the customer's details
+  if (code === 'no_debtor_address')
+    return 'no insurer address for a bank outside the EEA (set PARASOL_SEPA_DEBTOR_ADDRESS, then restart)';
   const fault = leftOutBicFault(code as LeftOutCode, reason);
   const why = `invalid: ${reason ?? 'refused by the file'}`;
   return fault === 'all'

@@ -391,13 +391,15 @@ export const en = {
       'A payout in another currency than EUR is a cross-border transfer, which names the customer’s bank by its BIC: without one it is left out of every file. Give the BIC (from the customer, or the bank directory for the IBAN): checked against the IBAN’s country, only while the payout is pending; the next batch takes it.',
     newBic: 'BIC (8 or 11 characters)',
     leftOut: (noBic, since) => (noBic ? `left out: no BIC (since ${since})` : `left out of its file (since ${since})`),
+    leftOutNoAddress: (since) => `left out: the insurer’s address is not set (since ${since})`,
     leftOutCount: (currency) => `left out (${currency})`,
     leftOutTitle: 'Payouts left out of their files',
     leftOutHint:
-      'Pending payouts a batch could not put in its file, longest waiting first: each run leaves them out again until fixed. Claims held for review are not listed (no batch tries them until approved). No BIC, or a BIC the file refuses: set it here (checked against the IBAN’s country; the next batch takes the payout). Another reason: open the claim, or pay it another way and record it with parasol payouts reconcile.',
+      'Pending payouts a batch could not put in its file, longest waiting first: each run leaves them out again until fixed. Claims held for review are not listed (no batch tries them until approved). No BIC, or a BIC the file refuses: set it here (checked against the IBAN’s country; the next batch takes the payout). The insurer’s address not set (a bank outside the EEA): set PARASOL_SEPA_DEBTOR_ADDRESS and restart. Another reason: open the claim, or pay it another way and record it with parasol payouts reconcile.',
     leftOutSince: 'Left out since (UTC)',
     leftOutWhy: 'Why',
     leftOutNotBic: 'Not the BIC: open the claim',
+    leftOutSetAddress: 'Set PARASOL_SEPA_DEBTOR_ADDRESS, then restart',
     voidCause: 'Why',
     voidCauseFlightData:
       'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim, and before its first departure the partner may cancel the contract for its full premium',

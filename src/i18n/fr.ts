@@ -403,13 +403,15 @@ export const fr = {
     newBic: 'BIC (8 ou 11 caractères)',
     leftOut: (noBic, since) =>
       noBic ? `écarté\u202f: pas de BIC (depuis le ${since})` : `écarté de son fichier (depuis le ${since})`,
+    leftOutNoAddress: (since) => `écarté\u202f: adresse de l’assureur non renseignée (depuis le ${since})`,
     leftOutCount: (currency) => `écartés (${currency})`,
     leftOutTitle: 'Paiements écartés de leur fichier',
     leftOutHint:
-      'Paiements en attente qu’un lot n’a pas pu mettre dans son fichier, les plus anciens d’abord\u202f: chaque lot les écarte à nouveau tant qu’ils ne sont pas corrigés. Les sinistres en revue n’y sont pas (aucun lot ne les essaie avant leur approbation). Pas de BIC, ou un BIC que le fichier refuse\u202f: renseignez-le ici (vérifié avec le pays de l’IBAN\u202f; le prochain lot prend le paiement). Autre motif\u202f: ouvrez le sinistre, ou payez autrement et enregistrez-le avec parasol payouts reconcile.',
+      'Paiements en attente qu’un lot n’a pas pu mettre dans son fichier, les plus anciens d’abord\u202f: chaque lot les écarte à nouveau tant qu’ils ne sont pas corrigés. Les sinistres en revue n’y sont pas (aucun lot ne les essaie avant leur approbation). Pas de BIC, ou un BIC que le fichier refuse\u202f: renseignez-le ici (vérifié avec le pays de l’IBAN\u202f; le prochain lot prend le paiement). Adresse de l’assureur non renseignée (une banque hors EEE)\u202f: renseignez PARASOL_SEPA_DEBTOR_ADDRESS et redémarrez. Autre motif\u202f: ouvrez le sinistre, ou payez autrement et enregistrez-le avec parasol payouts reconcile.',
     leftOutSince: 'Écarté depuis (UTC)',
     leftOutWhy: 'Motif',
     leftOutNotBic: 'Pas le BIC\u202f: ouvrez le sinistre',
+    leftOutSetAddress: 'Renseignez PARASOL_SEPA_DEBTOR_ADDRESS, puis redémarrez',
     voidCause: 'Pourquoi',
     voidCauseFlightData:
       'Les données de vol qui l’ont ouvert étaient fausses\u202f: enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol, et avant son premier départ le partenaire peut résilier le contrat contre le remboursement de toute la prime',

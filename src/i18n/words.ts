@@ -406,6 +406,8 @@ export interface Words {
     newBic: string;
     /** A pending payout a batch left out of its file: for want of a BIC, or another reason; since when. */
     leftOut: (noBic: boolean, since: string) => string;
+    /** A pending payout left out because the insurer's postal address is not configured (a bank outside the EEA); since when. */
+    leftOutNoAddress: (since: string) => string;
     /** The payouts page's left-out filter (web/admin-watch-routes.ts): its stat card per currency, title, hint, columns. */
     leftOutCount: (currency: string) => string;
     leftOutTitle: string;
@@ -414,6 +416,8 @@ export interface Words {
     leftOutWhy: string;
     /** A left-out payout whose fault is not (only) its BIC: the claim page is where to look. */
     leftOutNotBic: string;
+    /** A left-out payout waiting for the insurer's address: what the operator does (no form, a setting). */
+    leftOutSetAddress: string;
     voidCause: string;
     voidCauseFlightData: string;
     voidCauseOther: string;

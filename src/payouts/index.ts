@@ -28,6 +28,7 @@ export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } fr
 export {
   createPayoutBatches,
   createSepaBatch,
+  debtorAddressWarning,
   exportSepaBatch,
   recordSentSepaBatch,
   leftOutBicFault,

@@ -25,7 +25,7 @@ import {
   setSepaBatchFilePath,
   setSepaBatchFilePathIfNone,
 } from './payouts-repo.ts';
-import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
+import { buildSepaCreditTransferFile, DEBTOR_ADDRESS_FIELD, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
 import { executionDateProblem, sepaExecutionDate, type CutOff } from './target-calendar.ts';
 
 /**
@@ -77,7 +77,8 @@ export interface BatchResult {
 /**
  * A pending payout left out of its currency's file, by end-to-end id, with why (the builder's
  * problems): `no_bic` when only the creditor's BIC is missing (a cross-border transfer; an operator
- * sets it with `parasol payouts set-bic`), else `invalid`; since when (the first run that left it out,
+ * sets it with `parasol payouts set-bic`), `no_debtor_address` when only the insurer's address is (a
+ * bank outside the EEA: PARASOL_SEPA_DEBTOR_ADDRESS, then a restart), else `invalid`; since when (the first run that left it out,
  * kept on the payout: migration 0058), and whether this run is that first one.
  */
 export interface SkippedPayout {
@@ -106,6 +107,7 @@ const BIC_FIELD = 'creditorBic';
  */
 export function leftOutBicFault(code: LeftOutCode, reason: string | null): 'all' | 'some' | 'none' {
   if (code === 'no_bic') return 'all';
+  if (code === 'no_debtor_address') return 'none';
   const parts = (reason ?? '').split('; ');
   const bic = parts.filter((part) => part.startsWith(`${BIC_FIELD} `)).length;
   return bic === 0 ? 'none' : bic === parts.length ? 'all' : 'some';
@@ -192,7 +194,26 @@ async function recordBatch(
 /** The account paying a currency's transfers: the one configured for it, else the EUR account (the bank converts). */
 export function debtorFor(debtor: PayoutDebtor, currency: string): SepaDebtor {
   const account = currency === 'EUR' ? undefined : debtor.accounts?.[currency];
-  return { name: debtor.name, iban: account?.iban ?? debtor.iban, bic: account?.bic ?? debtor.bic };
+  return {
+    name: debtor.name,
+    iban: account?.iban ?? debtor.iban,
+    bic: account?.bic ?? debtor.bic,
+    address: debtor.address,
+  };
+}
+
+/**
+ * What a worker says at start of an insurer account configured without its postal address: payouts to
+ * a bank outside the EEA will be left out (`no_debtor_address`) until PARASOL_SEPA_DEBTOR_ADDRESS is
+ * set — said once, before a customer's Swiss or British bank waits for it. Undefined when nothing to say.
+ */
+export function debtorAddressWarning(debtor: PayoutDebtor | undefined): string | undefined {
+  if (!debtor || debtor.address) return undefined;
+  return (
+    'PARASOL_SEPA_DEBTOR_ADDRESS is not set: the insurer account (PARASOL_SEPA_DEBTOR_*) has no postal address, ' +
+    'so payouts to a bank outside the EEA (IBANs of AD, CH, GB, GI, MC, SM, VA) are left out of their pain.001 files ' +
+    '(no_debtor_address) until it is set and the workers restarted; payouts within the EEA are not affected'
+  );
 }
 
 function requireDebtor(deps: Pick<BatchDeps, 'debtor'>): PayoutDebtor {
@@ -333,14 +354,21 @@ function buildLeavingOut<P, F>(
     const included = payouts.filter((_, i) => !byPayout.has(i));
     const left = [...byPayout].map(([i, found]) => ({
       payout: payouts[i]!,
-      // only the creditor's BIC missing: an operator can give it (parasol payouts set-bic)
-      code: (found.every((f) => f.field === BIC_FIELD && f.code === 'required') ? 'no_bic' : 'invalid') as LeftOutCode,
+      // only the creditor's BIC missing: an operator can give it (parasol payouts set-bic); only the
+      // insurer's address missing (a bank outside the EEA): PARASOL_SEPA_DEBTOR_ADDRESS, then a restart
+      code: leftOutCodeOf(found),
       // read back by leftOutBicFault: keep the two in step
       reason: found.map((f) => f.text).join('; '),
     }));
     // what is left holds no payout the builder refused: a second refusal is the file's, thrown
     return { file: included.length ? build(included) : undefined, included, left };
   }
+}
+
+function leftOutCodeOf(found: { field: string; code: string }[]): LeftOutCode {
+  if (found.every((f) => f.field === BIC_FIELD && f.code === 'required')) return 'no_bic';
+  if (found.every((f) => f.field === DEBTOR_ADDRESS_FIELD)) return 'no_debtor_address';
+  return 'invalid';
 }
 
 /** Pending payouts of a currency no file was made for this time, and why: for the operator, never silent. */

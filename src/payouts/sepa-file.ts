@@ -5,7 +5,8 @@ import { Document } from 'sepa';
 import { DomainError, type FieldError, type FieldErrorCode } from '../platform/errors.ts';
 import { currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
-import { checkSepaAccount } from './bank-account.ts';
+import { checkSepaAccount, ibanNeedsBic } from './bank-account.ts';
+import { isSepaAddressLine } from '../platform/latin-text.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
 
 /**
@@ -36,6 +37,13 @@ export interface SepaDebtor {
   readonly iban: string;
   /** The insurer's bank (BICFI). Required: the debtor agent is always named. */
   readonly bic: string;
+  /**
+   * The insurer's postal address (Dbtr/PstlAdr: `Ctry` and one or two `AdrLine`, transliterated, at
+   * most 70 characters each). Written when given. Required in a file paying a bank outside the EEA
+   * (EPC rulebook AT-P005; the EU Transfer of Funds Regulation 2023/1113 art. 4): without it such a
+   * payout is refused (`/payouts/N/debtorAddress` `required`), the others' file still made.
+   */
+  readonly address?: { readonly country: string; readonly lines: readonly string[] } | undefined;
 }
 
 export interface SepaPayout {
@@ -91,6 +99,13 @@ const PAIN_FORMAT = 'pain.001.001.09';
 /** The SEPA rulebook's 999 999 999.99 EUR (`largestTransfer`, the ceiling the amounts that make payouts are held to). */
 const MAX_AMOUNT_MINOR = largestTransfer('EUR').amount;
 const MAX_NAME = 70;
+
+/**
+ * A payout's problem that is the insurer's, not the customer's: the debtor's address missing for a
+ * bank outside the EEA (`/payouts/N/debtorAddress`). The batch leaves that payout out as
+ * `no_debtor_address` (sepa-batch.ts).
+ */
+export const DEBTOR_ADDRESS_FIELD = 'debtorAddress';
 const MAX_REMITTANCE = 140;
 
 export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): SepaCreditTransferFile {
@@ -130,6 +145,21 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
   if (!debtorAccount.ok)
     for (const issue of debtorAccount.issues) fail(`/debtor/${issue.field}`, issue.message, accountCode(issue.code));
 
+  const address = input.debtor.address;
+  const addressLines = address?.lines.map((line) => toSepaText(line));
+  // the rule the configuration checks PARASOL_SEPA_DEBTOR_ADDRESS with at start (isSepaAddressLine)
+  if (
+    address &&
+    (!/^[A-Z]{2}$/.test(address.country) ||
+      address.lines.length < 1 ||
+      address.lines.length > 2 ||
+      !address.lines.every(isSepaAddressLine))
+  )
+    fail(
+      '/debtor/address',
+      'must be a country code and one or two lines of 1 to 70 SEPA Latin characters, without hidden characters',
+    );
+
   if (input.payouts.length === 0) fail('/payouts', 'must hold at least one payout', 'too_few');
   const seen = new Set<string>();
   const transactions = input.payouts.map((payout, index) => {
@@ -161,6 +191,14 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     // "Cross-border transfers name the creditor's bank"): a payout without one is left out of the file
     else if (!sepa && account.account.bic === null)
       fail(at('creditorBic'), 'is required for a transfer outside SEPA (another currency than EUR)', 'required');
+    // a transfer to a bank outside the EEA carries the payer's address (EPC AT-P005, EU 2023/1113 art. 4)
+    // (the insurer's address missing, not the customer's IBAN at fault: its own field)
+    if (account.ok && !address && ibanNeedsBic(account.account.iban))
+      fail(
+        at(DEBTOR_ADDRESS_FIELD),
+        `is required for a bank outside the EEA (${account.account.iban.slice(0, 2)}): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address`,
+        'required',
+      );
     return { payout, creditorName, remittance, account: account.ok ? account.account : null };
   });
 
@@ -214,6 +252,14 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     `<CreDtTm>${input.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}</CreDtTm>`,
     1,
   );
+  if (address && addressLines)
+    xml = replaceExactly(
+      xml,
+      /<Dbtr><Nm>[^<]*<\/Nm>/g,
+      (nm) =>
+        `${nm}<PstlAdr><Ctry>${address.country}</Ctry>${addressLines.map((line) => `<AdrLine>${escapeXml(line)}</AdrLine>`).join('')}</PstlAdr>`,
+      1,
+    );
   if (!sepa) {
     // not a SEPA transfer: no SEPA service level, each side pays its own bank's charges
     xml = replaceExactly(xml, /<PmtTpInf><SvcLvl><Cd>SEPA<\/Cd><\/SvcLvl><\/PmtTpInf>/g, '', 1);
@@ -297,11 +343,16 @@ function exactNumber(decimal: string): number {
   return value;
 }
 
-function replaceExactly(xml: string, pattern: RegExp, replacement: string | (() => string), expected: number): string {
+function replaceExactly(
+  xml: string,
+  pattern: RegExp,
+  replacement: string | ((match: string) => string),
+  expected: number,
+): string {
   let count = 0;
-  const out = xml.replace(pattern, () => {
+  const out = xml.replace(pattern, (match) => {
     count += 1;
-    return typeof replacement === 'string' ? replacement : replacement();
+    return typeof replacement === 'string' ? replacement : replacement(match);
   });
   if (count !== expected) throw new Error(`sepa output has ${count} ${pattern.source} elements, expected ${expected}`);
   return out;

@@ -6,30 +6,11 @@
  * identifiers are refused instead, since changing an id silently would break reconciliation.
  */
 
-import { LATIN_PUNCTUATION, LATIN_TRANSLITERATION } from '../platform/latin-text.ts';
+// the Latin set's text (the letters, the punctuation, SEPA's own) is the shared kernel's: the
+// configuration checks the insurer's address with the same rule the file writes it by
+export { toSepaText } from '../platform/latin-text.ts';
 
-const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
 const SEPA_ID = /^[A-Za-z0-9/\-?:().,'+]+$/;
-
-/**
- * The letters (LATIN_TRANSLITERATION, shared with the name masking), the punctuation both payment
- * files spell otherwise (LATIN_PUNCTUATION, shared with NACHA) and SEPA's own (& → +, _ → -).
- */
-const SPECIAL: Record<string, string> = {
-  ...LATIN_TRANSLITERATION,
-  ...LATIN_PUNCTUATION,
-  '&': '+',
-  _: '-',
-};
-
-export function toSepaText(text: string): string {
-  let out = '';
-  for (const c of text.normalize('NFD').replace(/\p{M}/gu, '')) {
-    const mapped = SPECIAL[c] ?? c;
-    out += [...mapped].every((m) => SEPA_CHAR.test(m)) ? mapped : ' ';
-  }
-  return out.replace(/\s+/g, ' ').trim();
-}
 
 /**
  * An identifier (MsgId, PmtInfId, EndToEndId): 1 to 35 characters of the SEPA set without spaces,

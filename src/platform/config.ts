@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { bicMatchesCountry } from './bic.ts';
 import { hasHiddenCharacter } from './hidden-characters.ts';
+import { isSepaAddressLine } from './latin-text.ts';
 import { currencyError } from './money.ts';
 import { abaChecksumValid } from './routing-number.ts';
 
@@ -92,6 +93,12 @@ export interface Config {
         readonly name: string;
         readonly iban: string;
         readonly bic: string;
+        /**
+         * The insurer's postal address (PARASOL_SEPA_DEBTOR_ADDRESS, `FR:line 1|line 2`): its country
+         * and one or two lines. Written in every pain.001 (Dbtr/PstlAdr); a transfer to a bank outside
+         * the EEA needs it.
+         */
+        readonly address?: { readonly country: string; readonly lines: readonly string[] } | undefined;
         readonly accounts: Readonly<Record<string, { readonly iban: string; readonly bic: string }>>;
       }
     | undefined;
@@ -629,7 +636,15 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
   const iban = optional(env, 'PARASOL_SEPA_DEBTOR_IBAN')?.replace(/\s+/g, '').toUpperCase();
   const bic = optional(env, 'PARASOL_SEPA_DEBTOR_BIC')?.toUpperCase();
   const accountsText = optional(env, 'PARASOL_SEPA_DEBTOR_ACCOUNTS');
-  if (name === undefined && iban === undefined && bic === undefined && accountsText === undefined) return undefined;
+  const addressText = optional(env, 'PARASOL_SEPA_DEBTOR_ADDRESS');
+  if (
+    name === undefined &&
+    iban === undefined &&
+    bic === undefined &&
+    accountsText === undefined &&
+    addressText === undefined
+  )
+    return undefined;
   if (name === undefined)
     throw new ConfigError('PARASOL_SEPA_DEBTOR_NAME', 'is required with the other PARASOL_SEPA_DEBTOR_* variables');
   if (iban === undefined || !isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2)))
@@ -641,7 +656,46 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
       'PARASOL_SEPA_DEBTOR_BIC',
       `must be the BIC of a bank in the IBAN's country ${iban.slice(0, 2)} (got ${bic.slice(4, 6)})`,
     );
-  return Object.freeze({ name, iban, bic, accounts: debtorAccountsConfig(accountsText) });
+  const address = debtorAddressConfig(addressText);
+  return Object.freeze({
+    name,
+    iban,
+    bic,
+    ...(address ? { address } : {}),
+    accounts: debtorAccountsConfig(accountsText),
+  });
+}
+
+/**
+ * PARASOL_SEPA_DEBTOR_ADDRESS: the insurer's postal address as a pain.001 writes it, its country (ISO
+ * 3166 alpha-2: the address's own, not the IBAN's — a French insurer may hold its account in
+ * Luxembourg) then one or two lines separated by "|" ("FR:12 rue de la Paix|75002 Paris"), each
+ * checked by the file builder's own rule (`isSepaAddressLine`: no hidden character, 1 to 70
+ * characters once in the SEPA Latin set), so that an address taken at start never refuses every file.
+ */
+function debtorAddressConfig(text: string | undefined): { country: string; lines: readonly string[] } | undefined {
+  if (text === undefined) return undefined;
+  const refused = () =>
+    new ConfigError(
+      'PARASOL_SEPA_DEBTOR_ADDRESS',
+      'must be a country code, ":", then one or two address lines separated by "|" ("FR:1 place de la Bourse|75002 Paris"), each 1 to 70 characters of the SEPA Latin set (a-z A-Z 0-9 / - ? : ( ) . , \' +, accents dropped), without control or invisible characters',
+    );
+  const colon = text.indexOf(':');
+  const country = text.slice(0, colon).trim().toUpperCase();
+  if (colon < 0 || !isCountryCode(country)) throw refused();
+  const lines = text
+    .slice(colon + 1)
+    .split('|')
+    .map((line) => line.replace(/ +/g, ' ').trim());
+  if (lines.length > 2 || !lines.every(isSepaAddressLine)) throw refused();
+  return Object.freeze({ country, lines: Object.freeze(lines) });
+}
+
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/** An ISO 3166 alpha-2 country code ("FR", "LU"), not a made-up pair of letters. */
+function isCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && code !== 'ZZ' && REGIONS.of(code) !== undefined;
 }
 
 /**

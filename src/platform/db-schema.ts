@@ -405,8 +405,12 @@ export interface PayoutsTable {
   left_out_reason: string | null;
 }
 
-/** Why a pending payout is left out of its currency's file: `no_bic` (a cross-border transfer without the creditor's BIC) or `invalid`. */
-export type LeftOutCode = 'no_bic' | 'invalid';
+/**
+ * Why a pending payout is left out of its currency's file: `no_bic` (a cross-border transfer without
+ * the creditor's BIC), `no_debtor_address` (a bank outside the EEA, PARASOL_SEPA_DEBTOR_ADDRESS not
+ * set: migration 0093) or `invalid`.
+ */
+export type LeftOutCode = 'no_bic' | 'no_debtor_address' | 'invalid';
 
 export interface PayoutAttemptsTable {
   end_to_end_id: string;

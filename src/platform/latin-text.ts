@@ -1,6 +1,8 @@
+import { hasHiddenCharacter } from './hidden-characters.ts';
+
 /**
  * The letters that lose more than an accent when a text is written in the plain Latin set SEPA
- * files guarantee (payouts/sepa-text.ts `toSepaText`): "Łukasz" → "Lukasz", "Strauß" → "Strauss",
+ * files guarantee (`toSepaText` below): "Łukasz" → "Lukasz", "Strauß" → "Strauss",
  * "Bjørn" → "Bjorn", "Cæsar" → "Caesar". Here in the shared kernel because two domains need the same
  * spelling: payouts writes the account holder's name with it in pain.001, and `maskNameIn`
  * (personal-text.ts) masks that spelling when a bank quotes the name back.
@@ -42,4 +44,47 @@ export function transliterateLatin(text: string): string {
   for (const c of text.normalize('NFD').replace(/\p{M}/gu, ''))
     out += LATIN_TRANSLITERATION[c] ?? LATIN_PUNCTUATION[c] ?? c;
   return out;
+}
+
+const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
+
+/**
+ * The letters (LATIN_TRANSLITERATION, shared with the name masking), the punctuation both payment
+ * files spell otherwise (LATIN_PUNCTUATION, shared with NACHA) and SEPA's own (& → +, _ → -).
+ */
+const SEPA_SPECIAL: Record<string, string> = {
+  ...LATIN_TRANSLITERATION,
+  ...LATIN_PUNCTUATION,
+  '&': '+',
+  _: '-',
+};
+
+/**
+ * A text in the Latin set the EPC rulebook guarantees across banks (a-z A-Z 0-9 / - ? : ( ) . , ' +
+ * space), as a pain.001 writes names, remittances and addresses (payouts/sepa-text.ts): accents
+ * dropped, letters transliterated, any other character a space, spaces collapsed and trimmed.
+ */
+export function toSepaText(text: string): string {
+  let out = '';
+  for (const c of text.normalize('NFD').replace(/\p{M}/gu, '')) {
+    const mapped = SEPA_SPECIAL[c] ?? c;
+    out += [...mapped].every((m) => SEPA_CHAR.test(m)) ? mapped : ' ';
+  }
+  return out.replace(/\s+/g, ' ').trim();
+}
+
+/** An address line's length in a pain.001 (`AdrLine`, Max70Text). */
+export const SEPA_ADDRESS_LINE_MAX = 70;
+
+/**
+ * Whether one line of the insurer's postal address can be written in a pain.001 (`Dbtr/PstlAdr/AdrLine`):
+ * no control or invisible character (the rule of typed text, as the insurer's other settings), and
+ * 1 to 70 characters once in the Latin set (`toSepaText`: "東京都" or "!!!" leaves nothing). The one
+ * rule of both the configuration at start (PARASOL_SEPA_DEBTOR_ADDRESS) and the file builder, so that
+ * an address the start accepts never makes every file refused.
+ */
+export function isSepaAddressLine(line: string): boolean {
+  if (hasHiddenCharacter(line)) return false;
+  const written = toSepaText(line);
+  return written.length >= 1 && written.length <= SEPA_ADDRESS_LINE_MAX;
 }

@@ -172,7 +172,7 @@ export class DatabaseGauges {
   });
   private readonly leftOut = new client.Gauge({
     name: 'parasol_payouts_left_out',
-    help: 'Pending payouts a SEPA batch left out of its file (no BIC for a cross-border transfer, a BIC or name the file refuses), by environment and currency; not those of claims held for review; no series when none (from the database). Fixed with parasol payouts set-bic or the console.',
+    help: 'Pending payouts a SEPA batch left out of its file (no BIC for a cross-border transfer, a BIC or name the file refuses, or no insurer address for a bank outside the EEA), by environment and currency; not those of claims held for review; no series when none (from the database). Fixed with parasol payouts set-bic or the console; the address by setting PARASOL_SEPA_DEBTOR_ADDRESS and restarting.',
     labelNames: ['environment', 'currency'] as const,
     registers: [this.registry],
   });

@@ -23,9 +23,14 @@ import {
  * of the claim and its contract, and the actions, each a form with a required reason.
  */
 
-/** What the claim desk and the payouts page say of a pending payout a batch left out of its file: since when, and whether for want of a BIC. */
+/**
+ * What the claim desk and the payouts page say of a pending payout a batch left out of its file: since
+ * when, and whether for want of a BIC or of the insurer's address.
+ */
 export const leftOutNote = (d: Words['claimDesk'], since: Date, code: LeftOutCode | null): string =>
-  d.leftOut(code === 'no_bic', formatShortDate(since, ''));
+  code === 'no_debtor_address'
+    ? d.leftOutNoAddress(formatShortDate(since, ''))
+    : d.leftOut(code === 'no_bic', formatShortDate(since, ''));
 
 export interface ClaimDeskView {
   claim: DeskClaimRow;

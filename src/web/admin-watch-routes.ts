@@ -287,7 +287,10 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
                       label: d.setBic,
                       extra: bicField(`left-out-bic-${r.claim_number}-value`, ctx, null),
                     })}</details>`
-                  : html`<a href="/admin/claims/${r.claim_number}">${d.leftOutNotBic}</a>`,
+                  : r.left_out_code === 'no_debtor_address'
+                    ? // the insurer's setting, not this claim's: nothing to do on the claim page
+                      html`<span class="left-out">${d.leftOutSetAddress}</span>`
+                    : html`<a href="/admin/claims/${r.claim_number}">${d.leftOutNotBic}</a>`,
               ],
               html`<h2 id="left-out">${d.leftOutTitle}</h2><p class="muted">${d.leftOutHint}</p><p class="muted" id="reason-hint">${d.reasonHint}</p>`,
             ),

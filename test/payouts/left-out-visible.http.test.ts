@@ -460,6 +460,61 @@ describe('payouts left out of their files, for operations', () => {
     assert.equal(valueOf(await gauges.metrics(), SERIES) ?? 0, base, 'filed');
   });
 
+  it('left out for want of the insurer’s address (no_debtor_address): its own mark and action, the CLI’s and the console’s in English and French — no BIC form', async () => {
+    const { claimId, claimNumber } = await gbpClaimWithoutBic(false);
+    const since = new Date('2026-03-02T09:30:00Z');
+    await t.db
+      .updateTable('payouts')
+      .set({
+        left_out_at: since,
+        left_out_code: 'no_debtor_address', // migration 0093's code
+        left_out_reason:
+          "debtorAddress is required for a bank outside the EEA (CH): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address",
+      })
+      .where('claim_id', '=', claimId)
+      .execute();
+    assert.equal(leftOutBicFault('no_debtor_address', null), 'none', 'no BIC fixes it');
+
+    const listed = await runCliOn(t, ['payouts', 'list', '--left-out']);
+    assert.equal(listed.code, 0, listed.err);
+    const line = listed.out.split('\n').find((l) => l.includes(claimNumber));
+    assert.match(
+      line ?? listed.out,
+      /no insurer address for a bank outside the EEA \(set PARASOL_SEPA_DEBTOR_ADDRESS, then restart\)/,
+    );
+    assert.doesNotMatch(line!, /set-bic|invalid/);
+
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const rowOf = (page: string) => {
+      const row = new RegExp(`<tr><td><a href="/admin/claims/${claimNumber}">.*?</tr>`, 's').exec(page)?.[0];
+      assert.ok(row, `a row for claim ${claimNumber}`);
+      return row;
+    };
+    const english = rowOf((await browser.get('/admin/payouts?status=left_out')).body);
+    assert.match(english, /no_debtor_address/);
+    assert.match(english, /Set PARASOL_SEPA_DEBTOR_ADDRESS, then restart/);
+    assert.ok(!english.includes(`action="/admin/claims/${claimNumber}/bic"`), 'no BIC form');
+    assert.match(
+      (await browser.get(`/admin/claims/${claimNumber}`)).body,
+      /left out: the insurer’s address is not set \(since 2026-03-02/,
+    );
+
+    browser.cookies.set('psl_lang', 'fr');
+    const french = (await browser.get('/admin/payouts?status=left_out')).body;
+    assert.match(french, /<html lang="fr"/);
+    assert.match(rowOf(french), /Renseignez PARASOL_SEPA_DEBTOR_ADDRESS, puis redémarrez/);
+    assert.match(
+      (await browser.get(`/admin/claims/${claimNumber}`)).body,
+      /écarté\u202f: adresse de l’assureur non renseignée \(depuis le 2026-03-02/,
+    );
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('claim_id', '=', claimId)
+      .execute();
+  });
+
   it('payouts batch --limit: a run that files none counts every payout waiting, not only those its limit took', async () => {
     for (let i = 0; i < 3; i++) await gbpClaimWithoutBic(false);
     // what waits for a file: every pending payout by bank transfer whose claim is not held for review

@@ -440,6 +440,38 @@ describe('payout returns and camt.054 reports', () => {
     assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { unchanged: 1 });
   });
 
+  it('a duplicate notification (the same return twice in one file, then the whole file again): returned once, one reversal in the ledger', async () => {
+    const { claimNumber } = await claimWithDetails();
+    await batch();
+    const payout = await payoutOf(claimNumber);
+    const returned: CamtEntry = {
+      indicator: 'CRDT',
+      transactions: [{ endToEndId: payout.end_to_end_id, returned: { code: 'MS03', info: 'reason not specified' } }],
+    };
+    const report = camt('08', [paid(payout.end_to_end_id), returned, returned]);
+    const first = await reconcile(report);
+    assert.deepEqual(outcomes(first.outcomes), { paid: 1, returned: 1, unchanged: 1 });
+    assert.deepEqual(outcomes((await reconcile(report)).outcomes), { unchanged: 3 });
+    const after = await payoutOf(claimNumber);
+    assert.equal(after.status, 'returned');
+    const claim = await claimOf(claimNumber);
+    assert.deepEqual([claim.status, claim.failure_reason], ['failed', 'MS03 reason not specified']);
+    const entries = await t.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount'])
+      .where('claim_id', '=', claim.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => [e.kind, Number(e.amount)]),
+      [
+        ['compensation_paid', Number(payout.amount)],
+        ['compensation_paid', -Number(payout.amount)],
+      ],
+      'paid once, reversed once: nothing counted twice',
+    );
+  });
+
   it("a bank report about a payout no written file carried (still pending, or its batch's file never written) changes nothing: not_sent, listed, audited", async () => {
     const notSentAudits = async (endToEndId: string) =>
       (

@@ -1,7 +1,12 @@
 import type { SepaCreditTransferInput, SepaPayout } from '../../src/payouts/sepa-file.ts';
 
 /** The insurer's account and a small batch; tests override what they exercise. */
-export const DEBTOR = { name: 'Parasol Assurances SA', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPPXXX' };
+export const DEBTOR = {
+  name: 'Parasol Assurances SA',
+  iban: 'FR7630006000011234567890189',
+  bic: 'AGRIFRPPXXX',
+  address: { country: 'FR', lines: ['1 place de la Bourse', '75002 Paris'] },
+};
 
 export function payout(overrides: Partial<SepaPayout> = {}): SepaPayout {
   return {

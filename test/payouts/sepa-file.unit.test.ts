@@ -14,7 +14,7 @@ import {
   writeSepaFile,
   type SepaCreditTransferInput,
 } from '../../src/payouts/sepa-file.ts';
-import { batch, payout } from './sample.ts';
+import { batch, DEBTOR, payout } from './sample.ts';
 import { crossBorderXsd, validateWithXmllint } from './xmllint.ts';
 
 function assertValid(xml: string): void {
@@ -81,7 +81,7 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
     assert.match(file.xml, /<ReqdExctnDt><Dt>2025-03-13<\/Dt><\/ReqdExctnDt>/);
     assert.match(
       file.xml,
-      /<Dbtr><Nm>Parasol Assurances SA<\/Nm><\/Dbtr><DbtrAcct><Id><IBAN>FR7630006000011234567890189<\/IBAN><\/Id><\/DbtrAcct><DbtrAgt><FinInstnId><BICFI>AGRIFRPPXXX<\/BICFI>/,
+      /<Dbtr><Nm>Parasol Assurances SA<\/Nm><PstlAdr><Ctry>FR<\/Ctry><AdrLine>1 place de la Bourse<\/AdrLine><AdrLine>75002 Paris<\/AdrLine><\/PstlAdr><\/Dbtr><DbtrAcct><Id><IBAN>FR7630006000011234567890189<\/IBAN><\/Id><\/DbtrAcct><DbtrAgt><FinInstnId><BICFI>AGRIFRPPXXX<\/BICFI>/,
     );
     assert.match(file.xml, /<PmtMtd>TRF<\/PmtMtd><BtchBookg>false<\/BtchBookg>/);
     assert.match(file.xml, /<ChrgBr>SLEV<\/ChrgBr>/);
@@ -174,6 +174,133 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       assertValid(file.xml);
       assert.match(file.xml, new RegExp(`<CdtrAgt><FinInstnId><BICFI>${bic}</BICFI></FinInstnId></CdtrAgt><Cdtr>`));
     }
+  });
+
+  it('a bank outside the EEA gets the insurer’s address (AT-P005); without one that payout alone is refused, as the insurer’s fault', () => {
+    const noAddress = { name: DEBTOR.name, iban: DEBTOR.iban, bic: DEBTOR.bic };
+    const abroad = [
+      payout({ endToEndId: 'E1' }),
+      payout({ endToEndId: 'E2', creditorIban: 'CH9300762011623852957', creditorBic: 'UBSWCHZH80A' }),
+      payout({ endToEndId: 'E3', creditorIban: 'GB29NWBK60161331926819', creditorBic: 'NWBKGB2L' }),
+    ];
+    assert.deepEqual(
+      refusal(batch({ debtor: noAddress, payouts: abroad })),
+      ['CH', 'GB'].map((country, i) => ({
+        field: `/payouts/${i + 1}/debtorAddress`,
+        code: 'required',
+        message: `is required for a bank outside the EEA (${country}): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address`,
+      })),
+    );
+    // within the EEA no address is needed, and none is written
+    const inside = buildSepaCreditTransferFile(batch({ debtor: noAddress }));
+    assertValid(inside.xml);
+    assert.doesNotMatch(inside.xml, /PstlAdr/);
+    // with it: Ctry then the lines, transliterated, in the debtor only
+    const file = buildSepaCreditTransferFile(
+      batch({
+        debtor: { ...noAddress, address: { country: 'FR', lines: ['Tour Açores & Œillets', '75002 Paris'] } },
+        payouts: abroad,
+      }),
+    );
+    assertValid(file.xml);
+    assert.match(
+      file.xml,
+      /<Dbtr><Nm>Parasol Assurances SA<\/Nm><PstlAdr><Ctry>FR<\/Ctry><AdrLine>Tour Acores \+ OEillets<\/AdrLine><AdrLine>75002 Paris<\/AdrLine><\/PstlAdr><\/Dbtr>/,
+    );
+    assert.equal(file.xml.split('<PstlAdr>').length, 2, 'one address: the debtor’s');
+    // the rule the configuration checks at start (isSepaAddressLine): three lines, nothing left in
+    // the Latin set, a hidden character, more than 70 characters once written
+    for (const lines of [['a', 'b', 'c'], ['東京都', 'Paris'], ['!!!'], ['1 rue X\u0007'], ['ß'.repeat(36)]])
+      assert.deepEqual(
+        refusal(batch({ debtor: { ...noAddress, address: { country: 'FR', lines } } })).map((e) => e.field),
+        ['/debtor/address'],
+        JSON.stringify(lines),
+      );
+  });
+
+  it('every kind of file the product writes validates and keeps the EPC rules the schema cannot express', () => {
+    // the batches' own identifiers (sepa-batch.ts): PSL-<yyyymmdd>-<16 hex>, its PmtInfId <MsgId>-1
+    const day = (hex: string) => `PSL-20261127-${hex}`;
+    const e2e = (n: number) =>
+      endToEndIdForPayout({ payoutId: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}` });
+    const remittance140 = `Parasol CLM-00000001${'ßæ'.repeat(30)}`; // 80 characters, 140 once transliterated
+    const cases: [string, SepaCreditTransferInput][] = [
+      [
+        'one payout',
+        batch({
+          messageId: day('00A1B2C3D4E5F607'),
+          paymentInfoId: `${day('00A1B2C3D4E5F607')}-1`,
+          payouts: [payout({ endToEndId: e2e(1) })],
+        }),
+      ],
+      [
+        'many payouts, names with accents and outside the Latin set, a remittance of 140 characters',
+        batch({
+          messageId: day('00A1B2C3D4E5F608'),
+          paymentInfoId: `${day('00A1B2C3D4E5F608')}-1`,
+          payouts: [
+            payout({ endToEndId: e2e(2), creditorName: 'Zoë 王 Straße-Ørsted Œuvre Šťastná', amount: 1 }),
+            payout({ endToEndId: e2e(3), creditorName: 'Дмитрий O’Brien “Ltd” <b>&', amount: 99_999_999_999 }),
+            payout({ endToEndId: e2e(4), creditorName: 'Æ'.repeat(40), remittanceInformation: remittance140 }),
+            payout({
+              endToEndId: e2e(5),
+              creditorIban: 'GB29NWBK60161331926819',
+              creditorBic: 'NWBKGB2L',
+              amount: 99_999_999_999,
+            }),
+          ],
+        }),
+      ],
+    ];
+    // (identifiers unique across the day's files and a TARGET execution date are the batch's, not
+    // the builder's: sepa-schedule.http.test.ts checks them on two files the job makes in one day)
+    for (const [name, input] of cases) {
+      const file = buildSepaCreditTransferFile(input);
+      assertValid(file.xml);
+      const ids = [...texts(file.xml, 'MsgId'), ...texts(file.xml, 'PmtInfId'), ...texts(file.xml, 'EndToEndId')];
+      for (const id of ids) {
+        assert.match(id!, /^[A-Za-z0-9/\-?:().,'+]{1,35}$/, `${name}: ${id} in the SEPA identifier set`);
+        assert.ok(!id!.startsWith('/') && !id!.endsWith('/') && !id!.includes('//'), `${name}: ${id}`);
+      }
+      const amounts = texts(file.xml, 'InstdAmt');
+      const sum = amounts.reduce((total, a) => total + BigInt(a!.replace('.', '')), 0n);
+      const [groupSum, infoSum] = texts(file.xml, 'CtrlSum');
+      assert.equal(groupSum, infoSum, name);
+      assert.equal(BigInt(groupSum!.replace('.', '')), sum, `${name}: CtrlSum is the sum`);
+      assert.deepEqual(texts(file.xml, 'NbOfTxs'), [String(amounts.length), String(amounts.length)], name);
+      assert.deepEqual(texts(file.xml, 'ChrgBr'), ['SLEV'], name);
+      assert.deepEqual(texts(file.xml, 'Cd'), ['SEPA'], name);
+      // a creditor agent only with a BIC, by BICFI
+      const agents = [...file.xml.matchAll(/<CdtTrfTxInf>([\s\S]*?)<\/CdtTrfTxInf>/g)].map((m) =>
+        /<CdtrAgt><FinInstnId><BICFI>[A-Z0-9]{8,11}<\/BICFI><\/FinInstnId><\/CdtrAgt>/.test(m[1]!),
+      );
+      assert.deepEqual(
+        agents,
+        input.payouts.map((p) => p.creditorBic !== undefined),
+        name,
+      );
+      for (const text of [...texts(file.xml, 'Nm'), ...texts(file.xml, 'Ustrd'), ...texts(file.xml, 'AdrLine')]) {
+        const plain = text!.replaceAll('&apos;', "'");
+        assert.match(plain, /^[A-Za-z0-9/\-?:().,'+ ]+$/, `${name}: "${plain}" in the SEPA Latin set`);
+      }
+      assert.ok(
+        texts(file.xml, 'Nm').every((n) => n!.replaceAll('&apos;', "'").length <= 70),
+        name,
+      );
+      assert.ok(
+        texts(file.xml, 'Ustrd').every((u) => u!.replaceAll('&apos;', "'").length <= 140),
+        name,
+      );
+    }
+    const [, many] = cases[1]!;
+    const written = buildSepaCreditTransferFile(many).xml;
+    assert.equal(texts(written, 'Ustrd')[2]!.length, 140);
+    assert.deepEqual(texts(written, 'Nm').slice(2), [
+      'Zoe Strasse-Orsted OEuvre Stastna',
+      'O&apos;Brien Ltd b +',
+      'AE'.repeat(35),
+      'Camille Martin',
+    ]);
   });
 
   it('refuses invalid IBANs, non-SEPA IBANs and wrong BICs, naming each field', () => {

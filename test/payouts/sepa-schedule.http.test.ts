@@ -7,7 +7,7 @@ import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import { createPayoutBatches, createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
-import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
+import { isTargetBusinessDay, sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges, sepaBatchRunsTotal } from '../../src/platform/metrics.ts';
@@ -58,7 +58,12 @@ describe('the scheduled SEPA batch', () => {
   });
 
   /** `n` claims on one cancelled production flight, each with bank details: `n` pending production payouts. */
-  async function pendingPayouts(n: number, who: TestPartner = partner, bic = ''): Promise<string[]> {
+  async function pendingPayouts(
+    n: number,
+    who: TestPartner = partner,
+    bic = '',
+    iban = 'DE89 3704 0044 0532 0130 00',
+  ): Promise<string[]> {
     const flightNumber = `AF${seq++}`;
     let departureDate = '';
     for (let i = 0; i < n; i++) departureDate = (await insureFlight(t.app, who, { flightNumber })).departureDate;
@@ -85,7 +90,7 @@ describe('the scheduled SEPA batch', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({
           accountHolder: 'Hélène Müller',
-          iban: 'DE89 3704 0044 0532 0130 00',
+          iban,
           bic,
         }).toString(),
       });
@@ -287,6 +292,87 @@ describe('the scheduled SEPA batch', () => {
       .set({ status: 'failed', failure_reason: 'test: set aside' })
       .where('id', 'in', [legacy!, unknown!, noBic!])
       .execute();
+  });
+
+  it('a payout to a bank outside the EEA waits for the insurer’s address: left out without it, paid in the next run once it is set', async () => {
+    const [german] = await pendingPayouts(1);
+    const [swiss] = await pendingPayouts(1, partner, 'UBSWCHZH80A', 'CH93 0076 2011 6238 5295 7');
+    const debtor = t.app.parasol.config.sepaDebtor!;
+    assert.ok(debtor.address, 'the tests configure PARASOL_SEPA_DEBTOR_ADDRESS');
+    const { address: _address, ...withoutAddress } = debtor;
+    const first = job({ sepaDebtor: withoutAddress });
+    await first.run();
+    const statusOf = async (id: string) => (await batchesOf([id]))[0]!.status;
+    assert.equal(await statusOf(german!), 'instructed', 'within the EEA: in the file');
+    assert.equal(await statusOf(swiss!), 'pending', 'outside the EEA, no address: left out');
+    const mark = await t.db
+      .selectFrom('payouts')
+      .select(['left_out_code', 'left_out_reason'])
+      .where('id', '=', swiss!)
+      .executeTakeFirstOrThrow();
+    assert.equal(mark.left_out_code, 'no_debtor_address', 'the insurer’s setting, not the customer’s IBAN');
+    assert.equal(
+      mark.left_out_reason,
+      "debtorAddress is required for a bank outside the EEA (CH): set PARASOL_SEPA_DEBTOR_ADDRESS, the insurer's postal address",
+    );
+    assert.ok(
+      first.logs.some((l) => l.level === 'error' && /PARASOL_SEPA_DEBTOR_ADDRESS/.test(JSON.stringify(l.data))),
+    );
+
+    await job().run();
+    const [row] = await batchesOf([swiss!]);
+    assert.equal(row!.status, 'instructed');
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select('file_path')
+      .where('id', '=', row!.batch_id!)
+      .executeTakeFirstOrThrow();
+    const xml = await fs.readFile(stored.file_path!, 'utf8');
+    const check = validateWithXmllint(xml);
+    assert.ok(check.valid, check.output);
+    assert.match(
+      xml,
+      /<Dbtr><Nm>Parasol Assurances SA<\/Nm><PstlAdr><Ctry>FR<\/Ctry><AdrLine>1 place de la Bourse<\/AdrLine><AdrLine>75002 Paris<\/AdrLine><\/PstlAdr><\/Dbtr>/,
+    );
+    assert.match(xml, /<IBAN>CH9300762011623852957<\/IBAN>/);
+  });
+
+  it('two runs on one day: each file’s identifiers in the SEPA set and unique across the day’s files, its execution date the next TARGET business day', async () => {
+    // Wednesday 24 December 2025 after the 14:00 cut-off: not Christmas (25th, a TARGET holiday), not
+    // Boxing Day (26th, also one), not the weekend — Monday the 29th (an instant before the other
+    // tests' batches: they read theirs by creation order)
+    const now = new Date('2025-12-24T15:00:00Z');
+    const morning = await pendingPayouts(2);
+    await job({}, () => now).run();
+    const evening = await pendingPayouts(1);
+    await job({}, () => new Date(now.getTime() + 3_600_000)).run();
+    const rows = await batchesOf([...morning, ...evening]);
+    const batchIds = [...new Set(rows.map((r) => r.batch_id))];
+    assert.equal(batchIds.length, 2, 'two files');
+    const batches = await t.db
+      .selectFrom('sepa_batches')
+      .select(['message_id', 'execution_date', 'file_path'])
+      .where('id', 'in', batchIds as string[])
+      .execute();
+    const seen = new Set<string>();
+    for (const batch of batches) {
+      assert.match(batch.message_id, /^PSL-20251224-[0-9A-F]{16}$/, 'both of the same day');
+      const xml = await fs.readFile(batch.file_path!, 'utf8');
+      const check = validateWithXmllint(xml);
+      assert.ok(check.valid, check.output);
+      const ids = [...xml.matchAll(/<(MsgId|PmtInfId|EndToEndId)>([^<]*)</g)].map((m) => m[2]!);
+      assert.ok(ids.length >= 3, xml);
+      for (const id of ids) {
+        assert.match(id, /^[A-Za-z0-9/\-?:().,'+]{1,35}$/, `${id} in the SEPA identifier set`);
+        assert.ok(!id.startsWith('/') && !id.endsWith('/') && !id.includes('//'), id);
+        assert.ok(!seen.has(id), `${id} unique across the day's files`);
+        seen.add(id);
+      }
+      const [date] = /<ReqdExctnDt><Dt>([^<]*)<\/Dt>/.exec(xml)!.slice(1);
+      assert.equal(date, '2025-12-29', 'the next TARGET business day after the cut-off');
+      assert.ok(isTargetBusinessDay(date!));
+      assert.equal(batch.execution_date, date);
+    }
   });
 
   it('a run whose every pending payout is refused records outcome refused, never nothing_pending', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { debtorAddressWarning } from '../../src/payouts/index.ts';
 import { ConfigError, DEMO_INSURER, loadConfig } from '../../src/platform/config.ts';
 
 describe('loadConfig', () => {
@@ -147,6 +148,31 @@ describe('loadConfig', () => {
         CHF: { iban: 'CH9300762011623852957', bic: 'UBSWCHZH80A' },
       },
     );
+    // the insurer's address: its own country, then one or two lines (pain.001 Dbtr/PstlAdr)
+    assert.deepEqual(
+      loadConfig({ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: ' fr : 1  place de la Bourse | 75002 Paris ' }).sepaDebtor
+        ?.address,
+      { country: 'FR', lines: ['1 place de la Bourse', '75002 Paris'] },
+    );
+    // not the IBAN's: a French account, a treasury in Luxembourg; one line; a colon kept in a line
+    assert.deepEqual(
+      loadConfig({ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'LU:2 rue Hélène: bât. B, L-1536 Luxembourg' }).sepaDebtor
+        ?.address,
+      { country: 'LU', lines: ['2 rue Hélène: bât. B, L-1536 Luxembourg'] },
+    );
+  });
+
+  it('the insurer account without its address: the workers warn at start, naming the variable and what it means', () => {
+    assert.equal(debtorAddressWarning(loadConfig({}).sepaDebtor), undefined, 'no account: nothing to say');
+    const warning = debtorAddressWarning(loadConfig(DEBTOR).sepaDebtor);
+    assert.match(warning ?? '', /^PARASOL_SEPA_DEBTOR_ADDRESS is not set/);
+    assert.match(warning!, /payouts to a bank outside the EEA .* are left out/);
+    assert.equal(
+      debtorAddressWarning(
+        loadConfig({ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 place de la Bourse|75002 Paris' }).sepaDebtor,
+      ),
+      undefined,
+    );
   });
 
   const ACH = {
@@ -217,6 +243,22 @@ describe('loadConfig', () => {
       'PARASOL_SEPA_DEBTOR_ACCOUNTS',
     ],
     [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_BIC: 'COBADEFF' }, 'PARASOL_SEPA_DEBTOR_BIC'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:one|two|three' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 rue X||Paris' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: `FR:${'ß'.repeat(36)}` }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    // what the file builder would refuse, refusing every pain.001: nothing left in the SEPA Latin set,
+    // a hidden character (isSepaAddressLine, the builder's own rule)
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'JP:東京都|Paris' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:!!!' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 place de la Bourse\u0007|75002 Paris' },
+      'PARASOL_SEPA_DEBTOR_ADDRESS',
+    ],
+    // the country first: without it, or not one
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: '1 place de la Bourse|75002 Paris' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'XX:1 place de la Bourse' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    // on its own, as the accounts: the insurer account is what it is the address of
+    [{ PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 place de la Bourse|75002 Paris' }, 'PARASOL_SEPA_DEBTOR_NAME'],
     // withdrawn in 2025 (replaced by XCG): no transfer pays it
     [
       { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'ANG:GB33BUKB20201555555555:BUKBGB22' },
