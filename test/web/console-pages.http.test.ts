@@ -336,6 +336,16 @@ describe('console and operator pages', () => {
     assert.equal(await rotations(), 1, 'one rotation for the two posts');
     assert.match(rotatedTwice.body, /it is shown again only within 10 minutes of the rotation/);
     assert.doesNotMatch(rotatedTwice.body, /it is shown only once/);
+    // the previous secret's end no longer the rotation's instant plus 24 h to the millisecond (another
+    // grace, an instant stored at another precision): the rotation is still the one in force, shown again
+    await t.db
+      .updateTable('webhook_endpoints')
+      .set({ previous_secret_expires_at: sql`previous_secret_expires_at + interval '1 millisecond'` })
+      .where('id', '=', id)
+      .execute();
+    const rotatedThrice = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(rotatedThrice.statusCode, 201);
+    assert.equal(shownSecret(rotatedThrice.body), firstSecret, 'the link, not instants compared');
     // more than 10 minutes after that rotation (the clock moved back instead: the row's instants), no secret
     const shift = async (ms: number) => {
       await t.db
