@@ -29,7 +29,7 @@
  * database, so nothing is lost with either.
  */
 import { sql } from 'kysely';
-import type { Db } from './db.ts';
+import type { Db, Executor } from './db.ts';
 import { clampRetryAfter } from './retry-after.ts';
 
 /** The longest Retry-After a breaker obeys unless told otherwise: then one probe asks again. */
@@ -228,13 +228,31 @@ function closes(permit: Granted, generation: number, state: CircuitState, probeS
  */
 export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
   private ensured = false;
+  private readonly databaseClock: boolean;
 
+  /**
+   * `databaseClock`: the instants the processes compare — the probe's mark (`probe_started_at`) and
+   * the end of the cool-down (`opened_until`) — are the database's clock (`now()`), not each caller's
+   * `now`: two processes whose clocks disagree by more than the probe's timeout would otherwise both
+   * probe (the fast one finding the other's probe timed out), or one wait past the cool-down. The
+   * caller's `now` still dates its own permit: a refusal's `retryAt` is the database's instant moved
+   * into the caller's clock (its distance from the database's now), so the caller schedules by its own
+   * clock as before. Without it (the flight monitoring, whose tests drive a fake clock), the caller's.
+   */
   constructor(
     private readonly db: Db,
     private readonly key: string,
-    options: CircuitBreakerOptions = {},
+    options: CircuitBreakerOptions & { databaseClock?: boolean } = {},
   ) {
     super(options);
+    this.databaseClock = options.databaseClock ?? false;
+  }
+
+  /** The instant the shared state is compared at: the database's (`databaseClock`) or the caller's `now`. */
+  private async instant(db: Executor, now: Date): Promise<Date> {
+    if (!this.databaseClock) return now;
+    const { rows } = await sql<{ now: Date | string }>`SELECT now() AS now`.execute(db);
+    return new Date(rows[0]!.now);
   }
 
   private async ensure(): Promise<void> {
@@ -256,7 +274,6 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
       .executeTakeFirst();
     this.current = seen?.state ?? 'closed';
     if (this.current === 'closed') return { allowed: true, probe: false, generation: seen?.generation ?? 0 };
-    const t = now.getTime();
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('provider_circuits')
@@ -266,22 +283,28 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
         .executeTakeFirstOrThrow();
       this.current = row.state;
       if (row.state === 'closed') return { allowed: true, probe: false, generation: row.generation } as const;
+      // read once the row is locked: the instant every process's marks are compared at
+      const at = await this.instant(trx, now);
+      const t = at.getTime();
+      // an instant of the shared state, as far from the caller's `now` as it is from `at`
+      const inCallerClock = (instant: number) => new Date(now.getTime() + (instant - t));
       const openedUntil = row.opened_until ? new Date(row.opened_until).getTime() : 0;
-      if (row.state === 'open' && t < openedUntil) return { allowed: false, retryAt: new Date(openedUntil) } as const;
+      if (row.state === 'open' && t < openedUntil) return { allowed: false, retryAt: inCallerClock(openedUntil) } as const;
       const probeStartedAt = row.probe_started_at ? new Date(row.probe_started_at).getTime() : undefined;
       if (row.state === 'half_open' && probeStartedAt !== undefined && t - probeStartedAt < this.probeTimeoutMs) {
         return {
           allowed: false,
-          retryAt: new Date(probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)),
+          retryAt: inCallerClock(probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)),
         } as const;
       }
       await trx
         .updateTable('provider_circuits')
-        .set({ state: 'half_open', probe_started_at: now, updated_at: new Date() })
+        .set({ state: 'half_open', probe_started_at: at, updated_at: new Date() })
         .where('provider', '=', this.key)
         .execute();
       this.current = 'half_open';
-      return { allowed: true, probe: true, generation: row.generation, probeStartedAt: now } as const;
+      // the mark, as stored (milliseconds): the probe's answer finds its probe by it
+      return { allowed: true, probe: true, generation: row.generation, probeStartedAt: at } as const;
     });
   }
 
@@ -332,6 +355,8 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
 
   async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
     await this.ensure();
+    // the cool-down ends at an instant of the clock `acquire` compares it with
+    now = await this.instant(this.db, now);
     // the same rule as counts(): a probe's failure only while it is the current probe (half-open, its
     // mark still there) — and then it opens the circuit again; a call's while of the current generation
     const counted = permit.probe
