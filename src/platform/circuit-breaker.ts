@@ -289,7 +289,8 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
       // an instant of the shared state, as far from the caller's `now` as it is from `at`
       const inCallerClock = (instant: number) => new Date(now.getTime() + (instant - t));
       const openedUntil = row.opened_until ? new Date(row.opened_until).getTime() : 0;
-      if (row.state === 'open' && t < openedUntil) return { allowed: false, retryAt: inCallerClock(openedUntil) } as const;
+      if (row.state === 'open' && t < openedUntil)
+        return { allowed: false, retryAt: inCallerClock(openedUntil) } as const;
       const probeStartedAt = row.probe_started_at ? new Date(row.probe_started_at).getTime() : undefined;
       if (row.state === 'half_open' && probeStartedAt !== undefined && t - probeStartedAt < this.probeTimeoutMs) {
         return {

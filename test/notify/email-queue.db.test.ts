@@ -509,7 +509,10 @@ test('the SMTP circuit’s instants are the database clock’s: two workers whos
   assert.equal(early.allowed, false, 'no probe before the cool-down ends on the database clock');
   if (!early.allowed) {
     const wait = early.retryAt.getTime() - ahead.getTime();
-    assert.ok(Math.abs(wait - SMTP_CIRCUIT.options.coolDownMs) < 60_000, `told to come back in its own clock (${wait} ms)`);
+    assert.ok(
+      Math.abs(wait - SMTP_CIRCUIT.options.coolDownMs) < 60_000,
+      `told to come back in its own clock (${wait} ms)`,
+    );
   }
   await coolDownOver(handle.db);
   // the clock 10 minutes behind probes at the cool-down's end all the same

@@ -291,11 +291,10 @@ describe('risk model versions', () => {
     const names = Array.from({ length: REFITS_PER_MINUTE }, (_, i) => refitVersionName('v2-base', at, i + 1));
     assert.equal(names[0], 'v2-base.r202612070317');
     assert.deepEqual(names.slice(1, 3), ['v2-base.r202612070317-002', 'v2-base.r202612070317-003']);
-    assert.deepEqual([names[8], names[9], names[99]], [
-      'v2-base.r202612070317-009',
-      'v2-base.r202612070317-010',
-      'v2-base.r202612070317-100',
-    ]);
+    assert.deepEqual(
+      [names[8], names[9], names[99]],
+      ['v2-base.r202612070317-009', 'v2-base.r202612070317-010', 'v2-base.r202612070317-100'],
+    );
     assert.deepEqual([...names].sort(), names, 'the 10th after the 9th, the 100th after the 99th');
     assert.equal(new Set(names).size, names.length);
     // the next minute sorts after every one of this minute's, and after the names of the earlier scheme
