@@ -168,19 +168,6 @@ export interface JobDefinition<P> {
 }
 
 /**
- * The expiry of the single-run sweeps a second run at once leaves harmless (`claims_expire`,
- * `claims_remind`, `flights_plan`, `webhooks_pause_failing`: docs/ARCHITECTURE.md "Jobs"). pg-boss 10
- * has no heartbeat: a dead worker's active job holds its `singleton` queue until its expiry, when the
- * maintenance (every MAINTENANCE_INTERVAL_SECONDS, two intervals at worst) fails it ("failed by timeout
- * in active state", retried after its delay as a job waiting like the others) and the next job waiting
- * is fetched at the next poll: the queue is held at most SWEEP_EXPIRY_SECONDS + 2 × 3 s + a poll
- * (2 min 8 s), where it was 10 minutes. A run is a few set-wise statements, or up to 500 short
- * transactions (the reminders): seconds; one still running at its expiry is failed by its own worker
- * (pg-boss's timeout, its handler going on) and the next may run beside it — harmless for these.
- */
-export const SWEEP_EXPIRY_SECONDS = 120;
-
-/**
  * The queues a customer waits on after a flight is cancelled or delayed: a dead worker's job must run
  * again within DEAD_WORKER_RERUN_SECONDS (`rerunBoundSeconds`: 15 s expiry + 2 × 3 s maintenance +
  * a first retry within 6 s + a 2 s poll = 29 s). Each expiry exceeds what its batch can take: the
@@ -470,7 +457,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     // one run at a time across processes ('singleton': a tick during a run waits for it, then runs).
     // Two at once would still expire each claim once (FOR UPDATE SKIP LOCKED, its status checked) and
     // re-queue each lost first message once (claims-repo.ts): the policy saves the duplicate scan.
-    policy: { retryLimit: 3, expireInSeconds: SWEEP_EXPIRY_SECONDS, policy: 'singleton' },
+    policy: { retryLimit: 3, expireInSeconds: 600, policy: 'singleton' },
     schedule: '*/15 * * * *',
     handler: (rt) => async () => {
       const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
@@ -488,7 +475,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
   claims_remind: {
     // a scan reminds up to 500 claims, one short transaction each; a retry resends nothing (reminded_due_at),
     // nor would a concurrent scan (each claim re-checked under its lock); one run at a time all the same
-    policy: { retryLimit: 3, retryDelay: 60, expireInSeconds: SWEEP_EXPIRY_SECONDS, policy: 'singleton' },
+    policy: { retryLimit: 3, retryDelay: 60, expireInSeconds: 600, policy: 'singleton' },
     schedule: '7,22,37,52 * * * *',
     handler: (rt) => async () => {
       const reminded = await remindClaims({
@@ -557,7 +544,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
   },
   webhooks_pause_failing: {
     // one run at a time (two at once would still pause each endpoint once: pause-failing.ts)
-    policy: { policy: 'singleton', retryLimit: 2, expireInSeconds: SWEEP_EXPIRY_SECONDS },
+    policy: { policy: 'singleton', retryLimit: 2, expireInSeconds: 600 },
     schedule: '41 * * * *',
     handler: (rt) => async () => {
       const paused = await pauseFailingEndpoints(
@@ -575,7 +562,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     // one run at a time ('singleton'): the schedule's and those a flight change sends (change-flight.ts)
     // wait their turn, none is dropped. Two at once would still plan each watch once (one per flight,
     // ON CONFLICT) and open each claim once (the watch locked, one claim per leg).
-    policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: SWEEP_EXPIRY_SECONDS, policy: 'singleton' },
+    policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300, policy: 'singleton' },
     schedule: '*/5 * * * *',
     handler: (rt) => async () => {
       const planned = await planWatches({ db: rt.db, now: rt.now, jobs: rt.jobs });

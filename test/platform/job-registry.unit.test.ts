@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NEVER_NOTIFIED_AFTER_MS } from '../../src/claims/expire-claims.ts';
-import { JOBS, SWEEP_EXPIRY_SECONDS } from '../../src/jobs/registry.ts';
+import { JOBS } from '../../src/jobs/registry.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import {
   DEAD_WORKER_RERUN_SECONDS,
@@ -151,19 +151,6 @@ describe('job policies: a dead worker’s jobs run again soon', () => {
       const bound = rerunBoundSeconds(policy, { pollingIntervalSeconds });
       assert.ok(bound <= DEAD_WORKER_RERUN_SECONDS, `${name}: ${bound} s`);
       assert.ok(policy.expireInSeconds >= 15, `${name}: its batch (10 s HTTP timeouts at most) fits in its expiry`);
-    }
-  });
-
-  it('a dead worker holds a single-run sweep (claims_expire, claims_remind, flights_plan, webhooks_pause_failing) for about 2 minutes, not 10', async () => {
-    const policies = await registeredPolicies();
-    const pollingIntervalSeconds = loadConfig({}).jobPollSeconds;
-    for (const name of ['claims_expire', 'claims_remind', 'flights_plan', 'webhooks_pause_failing']) {
-      const policy = policies.get(name)!;
-      assert.equal(policy.policy, 'singleton', name);
-      assert.equal(policy.expireInSeconds, SWEEP_EXPIRY_SECONDS, name);
-      // pg-boss 10: its expiry, then the maintenance fails it (two intervals at worst), then a poll fetches the next
-      const hold = policy.expireInSeconds + 2 * MAINTENANCE_INTERVAL_SECONDS + pollingIntervalSeconds;
-      assert.ok(hold <= 150, `${name}: held ${hold} s at most`);
     }
   });
 
