@@ -29,7 +29,7 @@
  * database, so nothing is lost with either.
  */
 import { sql } from 'kysely';
-import type { Db, Executor } from './db.ts';
+import type { Db } from './db.ts';
 import { clampRetryAfter } from './retry-after.ts';
 
 /** The longest Retry-After a breaker obeys unless told otherwise: then one probe asks again. */
@@ -232,8 +232,8 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
 
   /**
    * `databaseClock`: the instants the processes compare — the probe's mark (`probe_started_at`) and
-   * the end of the cool-down (`opened_until`) — are the database's clock (`now()`), not each caller's
-   * `now`: two processes whose clocks disagree by more than the probe's timeout would otherwise both
+   * the end of the cool-down (`opened_until`) — are the database's clock (`statement_timestamp()` of
+   * the statement that reads or writes them), not each caller's `now`: two processes whose clocks disagree by more than the probe's timeout would otherwise both
    * probe (the fast one finding the other's probe timed out), or one wait past the cool-down. The
    * caller's `now` still dates its own permit: a refusal's `retryAt` is the database's instant moved
    * into the caller's clock (its distance from the database's now), so the caller schedules by its own
@@ -248,11 +248,13 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
     this.databaseClock = options.databaseClock ?? false;
   }
 
-  /** The instant the shared state is compared at: the database's (`databaseClock`) or the caller's `now`. */
-  private async instant(db: Executor, now: Date): Promise<Date> {
-    if (!this.databaseClock) return now;
-    const { rows } = await sql<{ now: Date | string }>`SELECT now() AS now`.execute(db);
-    return new Date(rows[0]!.now);
+  /**
+   * The instant the shared state is compared at, as SQL: the database's `statement_timestamp()`
+   * (`databaseClock`: when the statement reached the database — not `now()`, the transaction's start)
+   * or the caller's `now`.
+   */
+  private clock(now: Date) {
+    return this.databaseClock ? sql<Date | string>`statement_timestamp()` : sql<Date | string>`${now}::timestamptz`;
   }
 
   private async ensure(): Promise<void> {
@@ -278,13 +280,15 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
       const row = await trx
         .selectFrom('provider_circuits')
         .selectAll()
+        // the instant every process's marks are compared at, read by the locking statement itself (its
+        // start: a wait for the lock is another process's short transaction; milliseconds, as stored)
+        .select(this.clock(now).as('compared_at'))
         .where('provider', '=', this.key)
         .forUpdate()
         .executeTakeFirstOrThrow();
       this.current = row.state;
       if (row.state === 'closed') return { allowed: true, probe: false, generation: row.generation } as const;
-      // read once the row is locked: the instant every process's marks are compared at
-      const at = await this.instant(trx, now);
+      const at = new Date(row.compared_at);
       const t = at.getTime();
       // an instant of the shared state, as far from the caller's `now` as it is from `at`
       const inCallerClock = (instant: number) => new Date(now.getTime() + (instant - t));
@@ -356,8 +360,6 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
 
   async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
     await this.ensure();
-    // the cool-down ends at an instant of the clock `acquire` compares it with
-    now = await this.instant(this.db, now);
     // the same rule as counts(): a probe's failure only while it is the current probe (half-open, its
     // mark still there) — and then it opens the circuit again; a call's while of the current generation
     const counted = permit.probe
@@ -366,10 +368,18 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
     const byCount = permit.probe
       ? counted
       : sql<boolean>`(${counted} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
-    // the instant for each case, computed here; NULL when that case does not open the circuit
-    const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!;
-    const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs) ?? null;
-    const until = sql`CASE WHEN ${byCount} THEN ${untilByCount}::timestamptz ELSE ${untilByRetryAfter}::timestamptz END`;
+    // the instant for each case, NULL when that case does not open the circuit: the wait from the
+    // clock `acquire` compares it with, read by this statement (no round trip for the database's)
+    const epoch = new Date(0);
+    const waitByCount = openUntil(epoch, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!.getTime();
+    const waitByRetryAfter = openUntil(epoch, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)?.getTime();
+    const from = this.clock(now);
+    const untilByCount = sql`(${from}::timestamptz + ${waitByCount}::double precision * interval '1 millisecond')`;
+    const untilByRetryAfter =
+      waitByRetryAfter === undefined
+        ? sql`NULL::timestamptz`
+        : sql`(${from}::timestamptz + ${waitByRetryAfter}::double precision * interval '1 millisecond')`;
+    const until = sql`CASE WHEN ${byCount} THEN ${untilByCount} ELSE ${untilByRetryAfter} END`;
     const opens = sql<boolean>`(${until} IS NOT NULL)`;
     const row = await this.db
       .updateTable('provider_circuits')
