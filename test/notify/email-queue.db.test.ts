@@ -496,8 +496,10 @@ test('the SMTP circuit’s instants are the database clock’s: two workers whos
   const one = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
   const fast = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
   const slow = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
-  // three processes' clocks: one on time, one 3 minutes ahead (past the 2-minute probe timeout), one 10 behind
-  const onTime = new Date();
+  // three processes' clocks: one on time (the database's), one 3 minutes ahead (past the 2-minute probe
+  // timeout), one 10 behind
+  const { rows } = await sql<{ now: Date | string }>`SELECT now() AS now`.execute(handle.db);
+  const onTime = new Date(rows[0]!.now);
   const ahead = new Date(onTime.getTime() + 3 * 60_000);
   const behind = new Date(onTime.getTime() - 10 * 60_000);
   const opened = await one.acquire(onTime);
