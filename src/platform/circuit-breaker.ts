@@ -233,8 +233,9 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
   /**
    * `databaseClock`: the instants the processes compare — the probe's mark (`probe_started_at`) and
    * the end of the cool-down (`opened_until`) — are the database's clock (`statement_timestamp()` of
-   * the statement that reads or writes them), not each caller's `now`: two processes whose clocks disagree by more than the probe's timeout would otherwise both
-   * probe (the fast one finding the other's probe timed out), or one wait past the cool-down. The
+   * the statement that reads or writes them), not each caller's `now`: two processes whose clocks
+   * disagree by more than the probe's timeout would otherwise both probe (the fast one finding the
+   * other's probe timed out), or one wait past the cool-down. The
    * caller's `now` still dates its own permit: a refusal's `retryAt` is the database's instant moved
    * into the caller's clock (its distance from the database's now), so the caller schedules by its own
    * clock as before. Without it (the flight monitoring, whose tests drive a fake clock), the caller's.
