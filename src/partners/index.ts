@@ -77,10 +77,10 @@ export { seedDemo, type SeedResult } from './seed.ts';
 export { TIER_LIMITS, checkTerms } from './terms.ts';
 export { can, parseRole, requirePermission, type Permission } from './roles.ts';
 export {
-  checkInvitation,
   createUser,
   inviteUser,
   resendInvitation,
+  type CountInvitation,
   sendPasswordReset,
   listUsers,
   MAX_PASSWORD_LENGTH,

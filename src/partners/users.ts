@@ -150,30 +150,23 @@ async function refuseTaken(db: Executor, partnerId: string, email: string): Prom
 }
 
 /**
- * What `inviteUser` would refuse, checked without writing: the address and role, the caller's right
- * as it stands (still an active admin), an address already the partner's. The console checks it
- * before it counts the invitation against its limit, so a refused invitation spends no slot (the
- * counting is one statement, concurrent invitations each counted); `inviteUser` checks all of it
- * again, under the users' lock.
+ * Counts an invitation email against its limit (the console's: web/sessions.ts `countInvitation`),
+ * in the invitation's transaction, once everything it could refuse was checked under the users' lock:
+ * throws to refuse it (nothing sent, and the count rolled back with the rest). Only an invitation
+ * actually sent is counted, and two at once are counted one after the other.
  */
-export async function checkInvitation(
-  db: Executor,
-  caller: UserCaller,
-  input: { email: string; role: string },
-): Promise<void> {
-  const { email } = invitation(caller, input);
-  requireCallerRight(await users.listUsers(db, caller.partnerId), caller, 'users');
-  await refuseTaken(db, caller.partnerId, email);
-}
+export type CountInvitation = (trx: Executor) => Promise<void>;
 
 /**
  * An admin invites someone by email with a role: the user exists at once, invited (no password),
- * and receives a link to choose its password, in the inviter's language.
+ * and receives a link to choose its password, in the inviter's language. `count`: the limit of
+ * invitation emails, counted once the invitation is sure to go (`CountInvitation`).
  */
 export async function inviteUser(
   deps: UserDeps,
   caller: UserCaller,
   input: { email: string; role: string },
+  count?: CountInvitation,
 ): Promise<{ id: string; email: string }> {
   const { email, role } = invitation(caller, input);
   const partner = await repo.findPartner(deps.db, caller.partnerId);
@@ -184,6 +177,7 @@ export async function inviteUser(
       // request already under way invites no one)
       requireCallerRight(await users.lockPartnerUsers(trx, caller.partnerId), caller, 'users');
       await refuseTaken(trx, caller.partnerId, email);
+      await count?.(trx);
       const user = await repo.insertUser(trx, {
         partner_id: caller.partnerId,
         email,
@@ -220,6 +214,7 @@ export async function resendInvitation(
   deps: UserDeps,
   caller: UserCaller,
   userId: string,
+  count?: CountInvitation,
 ): Promise<{ id: string; email: string }> {
   requirePermission(caller.role, 'users');
   const partner = await repo.findPartner(deps.db, caller.partnerId);
@@ -228,6 +223,7 @@ export async function resendInvitation(
     const target = await lockedTarget(trx, caller, userId, undefined);
     if (target.activatedAt !== null)
       throw new DomainError('conflict', 'This user has accepted its invitation already: it can reset its password.');
+    await count?.(trx);
     await users.retireUserTokens(trx, target.id, 'invitation', deps.now());
     await sendInvitation(
       deps,

@@ -228,13 +228,34 @@ function closes(permit: Granted, generation: number, state: CircuitState, probeS
  */
 export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
   private ensured = false;
+  private readonly databaseClock: boolean;
 
+  /**
+   * `databaseClock`: the instants the processes compare — the probe's mark (`probe_started_at`) and
+   * the end of the cool-down (`opened_until`) — are the database's clock (`statement_timestamp()` of
+   * the statement that reads or writes them), not each caller's `now`: two processes whose clocks
+   * disagree by more than the probe's timeout would otherwise both probe (the fast one finding the
+   * other's probe timed out), or one wait past the cool-down. The
+   * caller's `now` still dates its own permit: a refusal's `retryAt` is the database's instant moved
+   * into the caller's clock (its distance from the database's now), so the caller schedules by its own
+   * clock as before. Without it (the flight monitoring, whose tests drive a fake clock), the caller's.
+   */
   constructor(
     private readonly db: Db,
     private readonly key: string,
-    options: CircuitBreakerOptions = {},
+    options: CircuitBreakerOptions & { databaseClock?: boolean } = {},
   ) {
     super(options);
+    this.databaseClock = options.databaseClock ?? false;
+  }
+
+  /**
+   * The instant the shared state is compared at, as SQL: the database's `statement_timestamp()`
+   * (`databaseClock`: when the statement reached the database — not `now()`, the transaction's start)
+   * or the caller's `now`.
+   */
+  private clock(now: Date) {
+    return this.databaseClock ? sql<Date | string>`statement_timestamp()` : sql<Date | string>`${now}::timestamptz`;
   }
 
   private async ensure(): Promise<void> {
@@ -256,32 +277,40 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
       .executeTakeFirst();
     this.current = seen?.state ?? 'closed';
     if (this.current === 'closed') return { allowed: true, probe: false, generation: seen?.generation ?? 0 };
-    const t = now.getTime();
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('provider_circuits')
         .selectAll()
+        // the instant every process's marks are compared at, read by the locking statement itself (its
+        // start: a wait for the lock is another process's short transaction; milliseconds, as stored)
+        .select(this.clock(now).as('compared_at'))
         .where('provider', '=', this.key)
         .forUpdate()
         .executeTakeFirstOrThrow();
       this.current = row.state;
       if (row.state === 'closed') return { allowed: true, probe: false, generation: row.generation } as const;
+      const at = new Date(row.compared_at);
+      const t = at.getTime();
+      // an instant of the shared state, as far from the caller's `now` as it is from `at`
+      const inCallerClock = (instant: number) => new Date(now.getTime() + (instant - t));
       const openedUntil = row.opened_until ? new Date(row.opened_until).getTime() : 0;
-      if (row.state === 'open' && t < openedUntil) return { allowed: false, retryAt: new Date(openedUntil) } as const;
+      if (row.state === 'open' && t < openedUntil)
+        return { allowed: false, retryAt: inCallerClock(openedUntil) } as const;
       const probeStartedAt = row.probe_started_at ? new Date(row.probe_started_at).getTime() : undefined;
       if (row.state === 'half_open' && probeStartedAt !== undefined && t - probeStartedAt < this.probeTimeoutMs) {
         return {
           allowed: false,
-          retryAt: new Date(probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)),
+          retryAt: inCallerClock(probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)),
         } as const;
       }
       await trx
         .updateTable('provider_circuits')
-        .set({ state: 'half_open', probe_started_at: now, updated_at: new Date() })
+        .set({ state: 'half_open', probe_started_at: at, updated_at: new Date() })
         .where('provider', '=', this.key)
         .execute();
       this.current = 'half_open';
-      return { allowed: true, probe: true, generation: row.generation, probeStartedAt: now } as const;
+      // the mark, as stored (milliseconds): the probe's answer finds its probe by it
+      return { allowed: true, probe: true, generation: row.generation, probeStartedAt: at } as const;
     });
   }
 
@@ -340,10 +369,18 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
     const byCount = permit.probe
       ? counted
       : sql<boolean>`(${counted} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
-    // the instant for each case, computed here; NULL when that case does not open the circuit
-    const untilByCount = openUntil(now, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!;
-    const untilByRetryAfter = openUntil(now, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs) ?? null;
-    const until = sql`CASE WHEN ${byCount} THEN ${untilByCount}::timestamptz ELSE ${untilByRetryAfter}::timestamptz END`;
+    // the instant for each case, NULL when that case does not open the circuit: the wait from the
+    // clock `acquire` compares it with, read by this statement (no round trip for the database's)
+    const epoch = new Date(0);
+    const waitByCount = openUntil(epoch, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!.getTime();
+    const waitByRetryAfter = openUntil(epoch, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)?.getTime();
+    const from = this.clock(now);
+    const untilByCount = sql`(${from}::timestamptz + ${waitByCount}::double precision * interval '1 millisecond')`;
+    const untilByRetryAfter =
+      waitByRetryAfter === undefined
+        ? sql`NULL::timestamptz`
+        : sql`(${from}::timestamptz + ${waitByRetryAfter}::double precision * interval '1 millisecond')`;
+    const until = sql`CASE WHEN ${byCount} THEN ${untilByCount} ELSE ${untilByRetryAfter} END`;
     const opens = sql<boolean>`(${until} IS NOT NULL)`;
     const row = await this.db
       .updateTable('provider_circuits')

@@ -622,6 +622,11 @@ export interface WebhookEndpointsTable {
   secret_enc: string;
   previous_secret_enc: string | null;
   previous_secret_expires_at: NullableTimestamp;
+  /**
+   * The one-time token of the rotation that set the current secret (migration 0095), null for one
+   * without (API, CLI without --once): what a second submit of the console's form compares.
+   */
+  secret_rotation_token: string | null;
   /** null = every event type */
   event_types: string[] | null;
   enabled: Generated<boolean>;

@@ -29,6 +29,8 @@ export {
   OBSERVED_ENVIRONMENTS,
   readModelArtifact,
   refitFromOutcomes,
+  refitVersionName,
+  REFITS_PER_MINUTE,
   type RefitOutcome,
   type RiskModelVersionRow,
 } from './model-versions.ts';

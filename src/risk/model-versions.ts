@@ -241,18 +241,26 @@ function sameOutcomes(
   return last.outcomes_sha256 === null ? last.observations === count : last.outcomes_sha256 === fingerprint;
 }
 
+/** The most refits of one base a minute can name (`-002` to `-999` after the first): see `refitVersionName`. */
+export const REFITS_PER_MINUTE = 999;
+
 /**
  * A refit's version name: `<base>.r<UTC yyyyMMddHHmm>`, and for the `n`th refit of that base in the
- * same minute `-n` after it (`-2`, `-3`…), so that names sort by time (up to `-9` in one minute:
- * `-10` sorts before `-9`); at most 64 characters: a base longer than 48 is cut to its first 48,
- * never the stamp or the suffix, the same cut for every refit of it (room kept for `-9`) so that its
- * names keep sorting by time (a name a cut base shares with another base's refit is taken already:
- * the next `-n`).
+ * same minute `-n` after it, zero-padded to three digits (`-002`, `-003`… `-999`), so that names sort
+ * by time whatever the count (`-010` after `-009`; refits before this scheme were named `-2`… `-9`:
+ * names of other minutes, which they still sort with, by the stamp). A refit is a fit of every decided
+ * flight, seconds at least: a minute never holds 999 of one base; past it the refit is refused (a
+ * RangeError) rather than named out of order. At most 64 characters: a base longer than 46 is cut to
+ * its first 46, never the stamp or the suffix, the same cut for every refit of it (room kept for
+ * `-999`) so that its names keep sorting by time (a name a cut base shares with another base's refit
+ * is taken already: the next `-n`).
  */
-function refitVersionName(baseVersion: string, now: Date, n = 1): string {
+export function refitVersionName(baseVersion: string, now: Date, n = 1): string {
+  if (!Number.isInteger(n) || n < 1 || n > REFITS_PER_MINUTE)
+    throw new RangeError(`a refit is the 1st to ${REFITS_PER_MINUTE}th of its base in a minute, got ${n}`);
   const stamp = `.r${now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '')}`;
-  const suffix = n > 1 ? `-${n}` : '';
-  return `${baseVersion.slice(0, 64 - stamp.length - Math.max(2, suffix.length))}${stamp}${suffix}`;
+  const suffix = n > 1 ? `-${String(n).padStart(3, '0')}` : '';
+  return `${baseVersion.slice(0, 64 - stamp.length - 4)}${stamp}${suffix}`;
 }
 
 /**
@@ -264,7 +272,7 @@ function refitVersionName(baseVersion: string, now: Date, n = 1): string {
  * is created. Safe to run twice at once or again after a crash: the fit is in memory, the version is
  * stored in one transaction that first takes the base's lock and checks again that no refit took
  * these outcomes. Under that lock the name is chosen: a refit with other outcomes stored in the same
- * minute took it already, so this one is `-2` (then `-3`…), its artifact renamed to match.
+ * minute took it already, so this one is `-002` (then `-003`…), its artifact renamed to match.
  */
 export async function refitFromOutcomes(db: Db, actor: string, now: Date): Promise<RefitOutcome> {
   const baseVersion = await repo.latestHistoryVersion(db);

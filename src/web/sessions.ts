@@ -318,7 +318,7 @@ export const INVITATION_RULES = {
 
 /** Counts one invitation email (a resend when `userId` is given): `undefined` when it may go, else the seconds to wait. */
 export async function countInvitation(
-  deps: SessionDeps,
+  deps: Pick<SessionDeps, 'now'> & { db: Executor },
   input: { partnerId: string; userId?: string },
 ): Promise<number | undefined> {
   const now = deps.now();

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  checkInvitation,
   inviteUser,
   listUsers,
   removeUser,
   resendInvitation,
   setUserRole,
+  type CountInvitation,
   type UserCaller,
   type UserDeps,
 } from '../partners/index.ts';
@@ -91,26 +91,30 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
         }
       });
 
-    /** An invitation email is about to go: past INVITATION_RULES, a 429 with Retry-After (a DomainError the page shows). */
-    const limitInvitations = async (request: FastifyRequest, reply: FastifyReply, userId?: string) => {
-      const partnerId = request.webSession!.partnerId!;
-      const wait = await countInvitation(deps, { partnerId, ...(userId ? { userId } : {}) });
-      if (wait === undefined) return;
-      reply.header('Retry-After', String(wait));
-      throw new DomainError('rate_limited', t(langOf(request)).partnerUsers.inviteLimited(Math.ceil(wait / 60)));
-    };
+    /**
+     * Counts an invitation email (a resend of `userId`'s) in the invitation's transaction, once it is
+     * sure to go (partners/users.ts `CountInvitation`): past INVITATION_RULES, a 429 with Retry-After
+     * (a DomainError the page shows) and nothing sent.
+     */
+    const limitInvitations =
+      (request: FastifyRequest, reply: FastifyReply, userId?: string): CountInvitation =>
+      async (trx) => {
+        const partnerId = request.webSession!.partnerId!;
+        const wait = await countInvitation({ ...deps, db: trx }, { partnerId, ...(userId ? { userId } : {}) });
+        if (wait === undefined) return;
+        reply.header('Retry-After', String(wait));
+        throw new DomainError('rate_limited', t(langOf(request)).partnerUsers.inviteLimited(Math.ceil(wait / 60)));
+      };
 
     change(
       '/console/users',
       async (request, reply) => {
         const email = field(request.body, 'email', WHOLE);
         const invitation = { email, role: field(request.body, 'role', WHOLE) };
-        // what would be refused (the address, the role, the caller's right, an address already a user) is
-        // refused before the invitation is counted: a refused one spends no slot of the limit; the count
-        // itself is one statement, so two invitations at once are each counted and the limit holds
-        await checkInvitation(deps.db, callerOf(request), invitation);
-        await limitInvitations(request, reply);
-        await inviteUser(users, callerOf(request), invitation);
+        // counted in the invitation's transaction, under the users' lock, once everything it could
+        // refuse was checked (the address, the role, the caller's right as it stands, an address already
+        // a user): a refused one spends no slot, and two at once are each counted, one after the other
+        await inviteUser(users, callerOf(request), invitation, limitInvitations(request, reply));
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
       },
       (body) => ({ email: field(body, 'email', WHOLE), role: field(body, 'role', WHOLE) }),
@@ -121,8 +125,8 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
     });
     change('/console/users/:id/resend', async (request, reply) => {
       const userId = uuidOf(request.params.id);
-      await limitInvitations(request, reply, userId);
-      const resent = await resendInvitation(users, callerOf(request), userId);
+      // counted once the resend is sure to go (a user active meanwhile, a caller demoted: refused, not counted)
+      const resent = await resendInvitation(users, callerOf(request), userId, limitInvitations(request, reply, userId));
       return t(langOf(request)).partnerUsers.resent(resent.email);
     });
     change('/console/users/:id/remove', async (request) => {

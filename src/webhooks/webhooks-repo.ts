@@ -150,6 +150,7 @@ export async function updateEndpoint(
       | 'secret_enc'
       | 'previous_secret_enc'
       | 'previous_secret_expires_at'
+      | 'secret_rotation_token'
       | 'enabled'
       | 'paused_reason'
       | 'paused_at'

@@ -359,8 +359,10 @@ export type Rotated = EndpointWithSecret & { previousSecretValidUntil: string };
  * `webhook-signature` header then carries two signatures), so the receiver can switch without
  * losing a message; a second rotation within that window drops the oldest. With a one-time token
  * (OperatorOnce: the partner console's page) used already on this endpoint, nothing is rotated again
- * (`replayed: true`): while that rotation is still the one in force — the endpoint's previous secret
- * still ends at its instant plus the grace, no rotation since — and for ROTATION_SHOWN_AGAIN_MS after
+ * (`replayed: true`): while that rotation is still the one in force — the endpoint's
+ * `secret_rotation_token` still names this token, and its previous secret ends no later than this
+ * rotation's instant plus the grace (no rotation since, even by the previous version during a rolling
+ * update, which leaves the link as it was) — and for ROTATION_SHOWN_AGAIN_MS after
  * it, the same answer as the first (the current secret, which this page's first answer showed already:
  * a double click's browser shows only the second answer); once a later rotation replaced it, or later,
  * no secret (`superseded: true`).
@@ -386,7 +388,14 @@ export async function rotateSecret(
     const done = await doneBefore(trx, key, row.partner_id);
     if (done) {
       const until = row.previous_secret_expires_at;
-      const inForce = until?.getTime() === done.created_at.getTime() + PREVIOUS_SECRET_GRACE_MS;
+      // the rotation that set the current secret is this token's (migration 0095: the link, not instants
+      // compared to the millisecond) — and none since: a later rotation by a process of the previous
+      // version (a rolling update: it leaves the link as it was) ends the previous secret later than this
+      // rotation's instant plus the grace
+      const inForce =
+        row.secret_rotation_token === token &&
+        until !== null &&
+        until.getTime() <= done.created_at.getTime() + PREVIOUS_SECRET_GRACE_MS;
       const recent = deps.now().getTime() - done.created_at.getTime() <= ROTATION_SHOWN_AGAIN_MS;
       if (!until || !inForce || !recent) return { replayed: true as const, superseded: true as const };
       const current = decrypt(deps.keys.encryption, row.secret_enc);
@@ -413,6 +422,7 @@ export async function rotateSecret(
       secret_enc: encrypt(deps.keys.encryption, secret),
       previous_secret_enc: previous,
       previous_secret_expires_at: until,
+      secret_rotation_token: token ?? null,
     });
     await audit(trx, {
       actor: scope.actor,

@@ -26,7 +26,7 @@ import { SharedCircuitBreaker } from '../../src/platform/circuit-breaker.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { classifySmtpError } from '../../src/notify/email/smtp.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
-import { transaction } from '../../src/platform/db.ts';
+import { transaction, type Db } from '../../src/platform/db.ts';
 import { sql } from 'kysely';
 import { JobQueue } from '../../src/platform/jobs.ts';
 import { openTestDatabase, testConfig } from '../helper.ts';
@@ -481,6 +481,59 @@ test('the sweep starts no second chain of send jobs beside a live one: one per e
   );
 });
 
+/** The SMTP circuit's cool-down over: its end moved into the database clock's past, as time would. */
+async function coolDownOver(db: Db): Promise<void> {
+  await db
+    .updateTable('provider_circuits')
+    .set({ opened_until: sql<Date>`now() - interval '1 second'` })
+    .where('provider', '=', SMTP_CIRCUIT.key)
+    .where('state', '=', 'open')
+    .execute();
+}
+
+test('the SMTP circuit’s instants are the database clock’s: two workers whose clocks disagree see one probe, and the same cool-down', async (t) => {
+  const handle = await openTestDatabase(t);
+  const one = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const fast = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  const slow = new SharedCircuitBreaker(handle.db, SMTP_CIRCUIT.key, SMTP_CIRCUIT.options);
+  // three processes' clocks: one on time (the database's), one 3 minutes ahead (past the 2-minute probe
+  // timeout), one 10 behind
+  const { rows } = await sql<{ now: Date | string }>`SELECT now() AS now`.execute(handle.db);
+  const onTime = new Date(rows[0]!.now);
+  const ahead = new Date(onTime.getTime() + 3 * 60_000);
+  const behind = new Date(onTime.getTime() - 10 * 60_000);
+  const opened = await one.acquire(onTime);
+  assert.ok(opened.allowed);
+  await one.failure(onTime, opened);
+  assert.equal(one.state, 'open');
+  // the clock 3 minutes ahead is still within the cool-down (5 minutes of the database's clock)
+  const early = await fast.acquire(ahead);
+  assert.equal(early.allowed, false, 'no probe before the cool-down ends on the database clock');
+  if (!early.allowed) {
+    const wait = early.retryAt.getTime() - ahead.getTime();
+    assert.ok(
+      Math.abs(wait - SMTP_CIRCUIT.options.coolDownMs) < 60_000,
+      `told to come back in its own clock (${wait} ms)`,
+    );
+  }
+  await coolDownOver(handle.db);
+  // the clock 10 minutes behind probes at the cool-down's end all the same
+  const probe = await slow.acquire(behind);
+  assert.ok(probe.allowed && probe.probe, JSON.stringify(probe));
+  // the clock 3 minutes ahead would find that probe timed out by its own clock: one probe, not two
+  const second = await fast.acquire(ahead);
+  assert.equal(second.allowed, false, `one probe at a time across processes: ${JSON.stringify(second)}`);
+  if (!second.allowed) {
+    const wait = second.retryAt.getTime() - ahead.getTime();
+    const turn = Math.min(SMTP_CIRCUIT.options.coolDownMs, SMTP_CIRCUIT.options.probeTimeoutMs);
+    assert.ok(Math.abs(wait - turn) < 60_000, `the probe's turn, in its own clock (${wait} ms)`);
+  }
+  // the probe's answer finds its mark (the database's instant, as stored): it closes the circuit
+  await slow.success(probe);
+  assert.equal(slow.state, 'closed');
+  assert.deepEqual(await one.acquire(onTime), { allowed: true, probe: false, generation: 1 });
+});
+
 test('after our server refuses our login, the other queued emails wait for the shared circuit’s probe instead of each logging in', async (t) => {
   const handle = await openTestDatabase(t);
   const { jobs, sent } = fakeJobs();
@@ -532,8 +585,10 @@ test('after our server refuses our login, the other queued emails wait for the s
   // a sandbox message goes to the outbox: the SMTP circuit does not hold it
   assert.equal(await sendQueuedEmail(deps, sandboxId), 'sent');
 
-  // the cool-down over (the hold moved back, as time would): one probe, which logs in and closes the circuit
+  // the cool-down over (the hold and the circuit's end moved back, as time would — the circuit's
+  // instants are the database's clock): one probe, which logs in and closes the circuit
   now = new Date(at.getTime() + SMTP_CIRCUIT.options.coolDownMs + 1_000);
+  await coolDownOver(handle.db);
   await handle.db.updateTable('emails').set({ locked_until: null }).where('id', '=', secondId).execute();
   assert.equal(await sendQueuedEmail(deps, secondId), 'sent');
   const circuit = await handle.db
@@ -617,6 +672,7 @@ test('the SMTP probe’s turn is given back when its send takes no lease, meets 
   await assert.rejects(sendQueuedEmail(deps, refusedId), EmailRetryableError);
   assert.equal((await circuit()).state, 'open');
   now = new Date(at.getTime() + SMTP_CIRCUIT.options.coolDownMs + 1_000);
+  await coolDownOver(handle.db);
   // another job holds this one's lease: the probe takes none, logs in nowhere, and gives its turn back
   await handle.db
     .updateTable('emails')

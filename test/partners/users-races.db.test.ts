@@ -465,10 +465,15 @@ describe("a caller's right is read again under the users' lock", () => {
     await assert.rejects(setUserRole(deps, stale, b.id, 'admin'), isCode('forbidden'));
     assert.equal(await roleOf(b.id), 'viewer', "A's demotion stands");
     await assert.rejects(removeUser(deps, stale, c.id), isCode('forbidden'));
+    // refused under the users' lock before its invitation email is counted against the limit
+    let counted = 0;
+    const count = async () => void (counted += 1);
     await assert.rejects(
-      inviteUser(deps, stale, { email: `${uniqueSlug('late')}@example.com`, role: 'admin' }),
+      inviteUser(deps, stale, { email: `${uniqueSlug('late')}@example.com`, role: 'admin' }, count),
       isCode('forbidden'),
     );
+    await assert.rejects(resendInvitation(deps, stale, c.id, count), isCode('forbidden'));
+    assert.equal(counted, 0, 'the demoted caller’s invitation and resend counted nothing');
     assert.equal(await roleOf(c.id), 'admin');
 
     // A removes C; C's request arriving after changes nothing

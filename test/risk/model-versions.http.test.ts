@@ -14,6 +14,8 @@ import {
   parseArtifact,
   readModelArtifact,
   refitFromOutcomes,
+  refitVersionName,
+  REFITS_PER_MINUTE,
   serializeArtifact,
   type FlightObservation,
 } from '../../src/risk/index.ts';
@@ -243,17 +245,17 @@ describe('risk model versions', () => {
       if (made.kind === 'created') named.push(made.version);
     }
     const minute = `${defaultRiskArtifact().version}.r202612070317`;
-    assert.deepEqual(named, [minute, `${minute}-2`, `${minute}-3`]);
+    assert.deepEqual(named, [minute, `${minute}-002`, `${minute}-003`]);
     assert.deepEqual([...named].sort(), named, 'sorted by name, sorted by time');
     for (const version of named)
       assert.equal(parseArtifact(await readModelArtifact(db, version)).version, version, 'its artifact says its name');
     // the renamed one activates (its artifact names its row) and sandbox prices with it; then back to the shipped
     const activeIn = async (version: string) =>
       (await listModelVersions(db)).find((v) => v.version === version)?.activeIn;
-    await activateModelVersion(db, 'operator:test', `${minute}-2`, ['sandbox']);
-    assert.deepEqual(await activeIn(`${minute}-2`), ['sandbox']);
+    await activateModelVersion(db, 'operator:test', `${minute}-002`, ['sandbox']);
+    assert.deepEqual(await activeIn(`${minute}-002`), ['sandbox']);
     await activateModelVersion(db, 'operator:test', defaultRiskArtifact().version, ['sandbox']);
-    assert.deepEqual(await activeIn(`${minute}-2`), []);
+    assert.deepEqual(await activeIn(`${minute}-002`), []);
     assert.deepEqual(
       (await activeIn(defaultRiskArtifact().version))?.sort(),
       ['preproduction', 'production', 'sandbox'],
@@ -275,13 +277,35 @@ describe('risk model versions', () => {
       assert.equal(made.kind === 'created' && made.baseVersion, long, JSON.stringify(made));
       if (made.kind === 'created') longNamed.push(made.version);
     }
-    const cut = long.slice(0, 48); // the same cut for each, room kept for the suffix
-    assert.deepEqual(longNamed, [`${cut}.r202612070318`, `${cut}.r202612070318-2`, `${cut}.r202612080318`]);
+    const cut = long.slice(0, 46); // the same cut for each, room kept for the suffix (`-999`)
+    assert.deepEqual(longNamed, [`${cut}.r202612070318`, `${cut}.r202612070318-002`, `${cut}.r202612080318`]);
     assert.ok(
       longNamed.every((v) => v.length <= 64),
       'at most 64 characters',
     );
     assert.deepEqual([...longNamed].sort(), longNamed, 'sorted by name, sorted by time, another day another name');
+  });
+
+  it('names refits so that they sort by time, whatever the count in one minute, within 64 characters', () => {
+    const at = new Date('2026-12-07T03:17:42Z');
+    const names = Array.from({ length: REFITS_PER_MINUTE }, (_, i) => refitVersionName('v2-base', at, i + 1));
+    assert.equal(names[0], 'v2-base.r202612070317');
+    assert.deepEqual(names.slice(1, 3), ['v2-base.r202612070317-002', 'v2-base.r202612070317-003']);
+    assert.deepEqual(
+      [names[8], names[9], names[99]],
+      ['v2-base.r202612070317-009', 'v2-base.r202612070317-010', 'v2-base.r202612070317-100'],
+    );
+    assert.deepEqual([...names].sort(), names, 'the 10th after the 9th, the 100th after the 99th');
+    assert.equal(new Set(names).size, names.length);
+    // the next minute sorts after every one of this minute's, and after the names of the earlier scheme
+    const next = refitVersionName('v2-base', new Date('2026-12-07T03:18:00Z'));
+    assert.ok(next > names.at(-1)! && next > 'v2-base.r202612070317-9', next);
+    assert.throws(() => refitVersionName('v2-base', at, REFITS_PER_MINUTE + 1), RangeError);
+    const long = 'x'.repeat(64);
+    for (const n of [1, 2, 10, REFITS_PER_MINUTE]) {
+      const name = refitVersionName(long, at, n);
+      assert.ok(name.length <= 64 && name.startsWith(`${'x'.repeat(46)}.r202612070317`), name);
+    }
   });
 
   it('refuses to activate a version that cannot price: corrupt bytes, another version inside, fitted on no data', async (t) => {
@@ -440,6 +464,16 @@ describe('risk model versions', () => {
 
     const imported = await cli('risk', 'import', file, '--version', 'v2-cli');
     assert.equal(imported.code, 0, imported.err);
+    // the same name again: a conflict, said, exit 1, the stored version untouched
+    const stored = await readModelArtifact(db, 'v2-cli');
+    await fs.writeFile(file, serializeArtifact(await history('other-name')));
+    const again = await cli('risk', 'import', file, '--version', 'v2-cli');
+    assert.equal(again.code, 1, `a name taken already: ${again.out}`);
+    assert.equal(again.err.trim(), 'error: Risk model version v2-cli exists already.');
+    const againJson = await cli('--json', 'risk', 'import', file, '--version', 'v2-cli');
+    assert.equal(againJson.code, 1);
+    assert.equal((JSON.parse(againJson.err) as { error: { code: string } }).error.code, 'conflict');
+    assert.deepEqual(await readModelArtifact(db, 'v2-cli'), stored, 'the first import stands');
     const activated = await cli('risk', 'activate', 'v2-cli', '--env', 'all');
     assert.equal(activated.code, 0, activated.err);
     assert.equal((await cli('risk', 'activate', 'v2-cli')).code, 2, 'the environment is required');

@@ -336,6 +336,25 @@ describe('console and operator pages', () => {
     assert.equal(await rotations(), 1, 'one rotation for the two posts');
     assert.match(rotatedTwice.body, /it is shown again only within 10 minutes of the rotation/);
     assert.doesNotMatch(rotatedTwice.body, /it is shown only once/);
+    // the previous secret's end no longer the rotation's instant plus 24 h to the millisecond (an instant
+    // stored at a coarser precision, cut): the rotation is still the one in force, shown again
+    const moveEnd = (ms: number) =>
+      t.db
+        .updateTable('webhook_endpoints')
+        .set({ previous_secret_expires_at: sql`previous_secret_expires_at + make_interval(secs => ${ms / 1000})` })
+        .where('id', '=', id)
+        .execute();
+    await moveEnd(-1);
+    const rotatedThrice = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(rotatedThrice.statusCode, 201);
+    assert.equal(shownSecret(rotatedThrice.body), firstSecret, 'the link, not instants compared');
+    // a later rotation by the previous version during a rolling update (the API: the link left as it was,
+    // the previous secret's end a minute later): no secret
+    await moveEnd(60_000);
+    const afterOldRotation = await browser.post(`/console/webhooks/${id}/rotate`, rotateForm);
+    assert.equal(afterOldRotation.statusCode, 200);
+    assert.doesNotMatch(afterOldRotation.body, /whsec_/, 'a rotation since, though the link still names this one');
+    await moveEnd(-60_000 + 1);
     // more than 10 minutes after that rotation (the clock moved back instead: the row's instants), no secret
     const shift = async (ms: number) => {
       await t.db

@@ -316,7 +316,7 @@ describe('partner users', () => {
     assert.deepEqual(statuses, [...Array(INVITATION_RULES.partner.threshold).fill(200), 429]);
   });
 
-  test('a refused invitation spends no slot of the limit: a bad address, a bad role, an address already a user', async () => {
+  test('a refused invitation spends no slot of the limit: a bad address, a bad role, an address already a user, a resend to an active user', async () => {
     const { partner, email: adminEmail, browser: admin } = await adminOfNewPartner();
     const counted = async () =>
       (
@@ -332,6 +332,25 @@ describe('partner users', () => {
     assert.equal(await counted(), 0, 'none of the three counted');
     assert.equal((await invite(admin, `${uniqueSlug('counted')}@example.com`, 'viewer')).statusCode, 200);
     assert.equal(await counted(), 1, 'the invitation sent counts');
+    // a resend refused (the user active: it accepted meanwhile) counts neither for the partner nor for the user
+    const active = await t.db
+      .selectFrom('users')
+      .select('id')
+      .where('partner_id', '=', partner.id)
+      .where('email', '=', adminEmail.toLowerCase())
+      .executeTakeFirstOrThrow();
+    for (let i = 0; i <= INVITATION_RULES.user.threshold; i += 1) {
+      const page = await admin.get('/console/users');
+      const refused = await admin.post(`/console/users/${active.id}/resend`, { _csrf: csrfOf(page.body)! });
+      assert.equal(refused.statusCode, 409, 'an active user is sent no invitation, and no 429 past the limit');
+    }
+    assert.equal(await counted(), 1, 'the refused resends spent no slot');
+    const userCounter = await t.db
+      .selectFrom('login_throttle')
+      .select('attempts')
+      .where('key', '=', `invite:user:${partner.id}:${active.id}`)
+      .executeTakeFirst();
+    assert.equal(userCounter, undefined, "nor the user's");
   });
 
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
