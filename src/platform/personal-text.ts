@@ -133,6 +133,19 @@ export const REASON_LENGTH = { kept: 500, typed: 2000 } as const;
  */
 export function typedTooLong(text: string, bound: TypedBound): FieldError | undefined {
   if (text.length <= bound.typed) return undefined;
+  return tooLongError(bound);
+}
+
+/**
+ * The refusal of a text longer as it is kept (once masked) than `bound.kept`: the same code and words as
+ * `typedTooLong`'s ("must be at most 500 characters"), so a reason too long as typed or once masked is told
+ * one way (the claim desk's, stop-sale's and amendment's reason, `REASON_LENGTH`); undefined within it.
+ */
+export function keptTooLong(text: string, bound: TypedBound): FieldError | undefined {
+  return text.length > (bound.kept ?? bound.typed) ? tooLongError(bound) : undefined;
+}
+
+function tooLongError(bound: TypedBound): FieldError {
   return { field: bound.field, code: 'too_long', message: `must be at most ${bound.kept ?? bound.typed} characters` };
 }
 
