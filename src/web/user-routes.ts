@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   checkInvitation,
+  checkResend,
   inviteUser,
   listUsers,
   removeUser,
@@ -10,7 +11,7 @@ import {
   type UserDeps,
 } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import { t } from '../i18n/index.ts';
+import { t, type Words } from '../i18n/index.ts';
 import { countInvitation, sessionActor } from './sessions.ts';
 import { usersPage, type UsersOutcome } from './user-views.ts';
 import {
@@ -64,7 +65,10 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
 
     app.get('/console/users', async (request, reply) => render(request, reply, 200));
 
-    /** Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit). */
+    /**
+     * Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit).
+     * `conflict`: what this form's 409 `conflict` means, in the page's words (its use case answers one kind).
+     */
     const change = (
       path: string,
       run: (
@@ -72,6 +76,7 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
         reply: FastifyReply,
       ) => Promise<string>,
       form?: (body: FormBody) => UsersOutcome,
+      conflict?: (words: Words['partnerUsers']['conflicts'], body: FormBody) => string,
     ) =>
       app.post<{ Body: FormBody; Params: { id?: string } }>(path, async (request, reply) => {
         try {
@@ -83,7 +88,11 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
           const w = t(langOf(request));
           const labels = { email: w.email, role: w.partnerUsers.role }; // the form's labels, not the API's names
           const problems =
-            error.code === 'rate_limited' ? [error.detail] : problemLines(error, langOf(request), labels);
+            error.code === 'rate_limited'
+              ? [error.detail]
+              : error.code === 'conflict' && conflict
+                ? [conflict(w.partnerUsers.conflicts, request.body)]
+                : problemLines(error, langOf(request), labels);
           return render(request, reply, error.status, {
             problems,
             ...(form ? form(request.body) : {}),
@@ -114,21 +123,39 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
       },
       (body) => ({ email: field(body, 'email', WHOLE), role: field(body, 'role', WHOLE) }),
+      (words, body) => words.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
     );
-    change('/console/users/:id/role', async (request) => {
-      await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', WHOLE));
-      return t(langOf(request)).partnerUsers.roleChanged;
-    });
-    change('/console/users/:id/resend', async (request, reply) => {
-      const userId = uuidOf(request.params.id);
-      await limitInvitations(request, reply, userId);
-      const resent = await resendInvitation(users, callerOf(request), userId);
-      return t(langOf(request)).partnerUsers.resent(resent.email);
-    });
-    change('/console/users/:id/remove', async (request) => {
-      await removeUser(users, callerOf(request), uuidOf(request.params.id));
-      return t(langOf(request)).partnerUsers.removed;
-    });
+    change(
+      '/console/users/:id/role',
+      async (request) => {
+        await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', WHOLE));
+        return t(langOf(request)).partnerUsers.roleChanged;
+      },
+      undefined,
+      (words) => words.lastAdmin,
+    );
+    change(
+      '/console/users/:id/resend',
+      async (request, reply) => {
+        const userId = uuidOf(request.params.id);
+        // refused before it is counted: another partner's user, or one that signed in already, spends no slot
+        await checkResend(deps.db, callerOf(request), userId);
+        await limitInvitations(request, reply, userId);
+        const resent = await resendInvitation(users, callerOf(request), userId);
+        return t(langOf(request)).partnerUsers.resent(resent.email);
+      },
+      undefined,
+      (words) => words.accepted,
+    );
+    change(
+      '/console/users/:id/remove',
+      async (request) => {
+        await removeUser(users, callerOf(request), uuidOf(request.params.id));
+        return t(langOf(request)).partnerUsers.removed;
+      },
+      undefined,
+      (words) => words.lastAdmin,
+    );
   };
 }
 
