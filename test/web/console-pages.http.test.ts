@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { listConfigurations } from '../../src/partners/index.ts';
+import { amendAgreement, listConfigurations } from '../../src/partners/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { encodeCursor, UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import { formatMoney } from '../../src/platform/money.ts';
@@ -12,6 +12,7 @@ import {
   cancelledFlightClaim,
   consoleClaimRows,
   createTestPartner,
+  DEFAULT_AGREEMENT,
   eventually,
   FLIGHT,
   post,
@@ -680,5 +681,60 @@ describe('console and operator pages', () => {
     assert.equal(refused.statusCode, 422);
     assert.match(refused.body, /URL \(https\)\u202f: n’est pas valide/, 'named by its label');
     assert.doesNotMatch(refused.body, /must be an absolute URL/);
+  });
+
+  test('every string a partner or its operator typed is escaped on the console: brand, webhook description, key label, email, amendment reason', async () => {
+    const { partner, browser } = await signedInPartner();
+    const evil = '<script>alert(1)</script>';
+    const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;';
+    const csrf = csrfOf((await browser.get('/console')).body)!;
+    const pages: [string, string][] = [];
+    await browser.post('/console/brand', { _csrf: csrf, brandName: evil });
+    pages.push(['brand name', (await browser.get('/console')).body]);
+    pages.push([
+      'webhook description',
+      (
+        await browser.post('/console/webhooks', {
+          _csrf: csrf,
+          env: 'sandbox',
+          url: 'http://127.0.0.1:9/escaped',
+          description: evil,
+        })
+      ).body,
+    ]);
+    pages.push([
+      'key label',
+      (await browser.post('/portal/keys', { _csrf: csrf, environment: 'sandbox', label: evil })).body,
+    ]);
+    pages.push([
+      'invited email',
+      (await browser.post('/console/users', { _csrf: csrf, email: `${evil}@example.com`, role: 'viewer' })).body,
+    ]);
+    await amendAgreement(t.db, 'operator:test', partner.id, {
+      ...DEFAULT_AGREEMENT,
+      effectiveAt: new Date('2099-01-01T00:00:00Z'),
+      reason: evil,
+    });
+    pages.push(['amendment reason', (await browser.get('/console')).body]);
+    for (const [what, body] of pages) {
+      assert.ok(body.includes(escaped), `${what}: shown escaped`);
+      assert.doesNotMatch(body, /<script>alert/, `${what}: never as markup`);
+    }
+  });
+
+  test('in French: the preview written the French way, the Users page’s refusals in French', async () => {
+    const { browser } = await signedInPartner();
+    browser.cookies.set('psl_lang', 'fr');
+    const consolePage = (await browser.get('/console')).body;
+    const breakdown = /<div class="breakdown"[^]*?<\/div>/.exec(consolePage)?.[0] ?? '';
+    assert.match(breakdown, /\d,\d\d\u202f% × \d,\d\d \([^)]*courrier/, 'French numbers and factor names');
+    assert.doesNotMatch(breakdown, /-haul|\(hour |\d\.\d\d %/, 'no English factor or number');
+    const csrf = csrfOf(consolePage)!;
+    const email = `${uniqueSlug('fr-twice')}@example.com`;
+    assert.equal((await browser.post('/console/users', { _csrf: csrf, email, role: 'viewer' })).statusCode, 200);
+    const twice = await browser.post('/console/users', { _csrf: csrf, email, role: 'viewer' });
+    assert.equal(twice.statusCode, 409);
+    assert.match(twice.body, new RegExp(`${email} est déjà un utilisateur\\.`));
+    assert.doesNotMatch(twice.body, /Conflit avec l’état actuel/, 'not the code’s generic sentence');
   });
 });
