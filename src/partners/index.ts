@@ -78,7 +78,6 @@ export { TIER_LIMITS, checkTerms } from './terms.ts';
 export { can, parseRole, requirePermission, type Permission } from './roles.ts';
 export {
   checkInvitation,
-  checkResend,
   createUser,
   inviteUser,
   resendInvitation,

@@ -167,22 +167,6 @@ export async function checkInvitation(
 }
 
 /**
- * What `resendInvitation` would refuse, checked without a lock: the caller's right, the user one of the
- * partner's (another partner's is no such user, 404), still invited (409). The console checks it before it
- * counts the invitation against its limits, so a refused one — another partner's user id above all —
- * writes nothing, not even a counter; `resendInvitation` checks it all again, under the users' lock.
- */
-export async function checkResend(db: Executor, caller: UserCaller, userId: string): Promise<void> {
-  requirePermission(caller.role, 'users');
-  const all = await users.listUsers(db, caller.partnerId);
-  requireCallerRight(all, caller, 'users');
-  const target = all.find((u) => u.id === userId);
-  if (!target) throw new DomainError('not_found', 'No such user.');
-  if (target.activatedAt !== null)
-    throw new DomainError('conflict', 'This user has accepted its invitation already: it can reset its password.');
-}
-
-/**
  * An admin invites someone by email with a role: the user exists at once, invited (no password),
  * and receives a link to choose its password, in the inviter's language.
  */

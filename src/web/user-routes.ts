@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
   checkInvitation,
-  checkResend,
   inviteUser,
   listUsers,
   removeUser,
@@ -66,9 +65,16 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
     app.get('/console/users', async (request, reply) => render(request, reply, 200));
 
     /**
-     * Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit).
-     * `conflict`: what this form's 409 `conflict` means, in the page's words (its use case answers one kind).
+     * What each form's 409 `conflict` means, in the page's words (its use case answers one kind): an address
+     * already a user (invitation), the last admin (role, removal); another form's is the code's sentence.
      */
+    const conflicts: Record<string, (words: Words['partnerUsers']['conflicts'], body: FormBody) => string> = {
+      '/console/users': (words, body) => words.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
+      '/console/users/:id/role': (words) => words.lastAdmin,
+      '/console/users/:id/remove': (words) => words.lastAdmin,
+    };
+
+    /** Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit). */
     const change = (
       path: string,
       run: (
@@ -76,7 +82,6 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
         reply: FastifyReply,
       ) => Promise<string>,
       form?: (body: FormBody) => UsersOutcome,
-      conflict?: (words: Words['partnerUsers']['conflicts'], body: FormBody) => string,
     ) =>
       app.post<{ Body: FormBody; Params: { id?: string } }>(path, async (request, reply) => {
         try {
@@ -90,8 +95,8 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
           const problems =
             error.code === 'rate_limited'
               ? [error.detail]
-              : error.code === 'conflict' && conflict
-                ? [conflict(w.partnerUsers.conflicts, request.body)]
+              : error.code === 'conflict' && conflicts[path]
+                ? [conflicts[path](w.partnerUsers.conflicts, request.body)]
                 : problemLines(error, langOf(request), labels);
           return render(request, reply, error.status, {
             problems,
@@ -123,39 +128,21 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
       },
       (body) => ({ email: field(body, 'email', WHOLE), role: field(body, 'role', WHOLE) }),
-      (words, body) => words.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
     );
-    change(
-      '/console/users/:id/role',
-      async (request) => {
-        await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', WHOLE));
-        return t(langOf(request)).partnerUsers.roleChanged;
-      },
-      undefined,
-      (words) => words.lastAdmin,
-    );
-    change(
-      '/console/users/:id/resend',
-      async (request, reply) => {
-        const userId = uuidOf(request.params.id);
-        // refused before it is counted: another partner's user, or one that signed in already, spends no slot
-        await checkResend(deps.db, callerOf(request), userId);
-        await limitInvitations(request, reply, userId);
-        const resent = await resendInvitation(users, callerOf(request), userId);
-        return t(langOf(request)).partnerUsers.resent(resent.email);
-      },
-      undefined,
-      (words) => words.accepted,
-    );
-    change(
-      '/console/users/:id/remove',
-      async (request) => {
-        await removeUser(users, callerOf(request), uuidOf(request.params.id));
-        return t(langOf(request)).partnerUsers.removed;
-      },
-      undefined,
-      (words) => words.lastAdmin,
-    );
+    change('/console/users/:id/role', async (request) => {
+      await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', WHOLE));
+      return t(langOf(request)).partnerUsers.roleChanged;
+    });
+    change('/console/users/:id/resend', async (request, reply) => {
+      const userId = uuidOf(request.params.id);
+      await limitInvitations(request, reply, userId);
+      const resent = await resendInvitation(users, callerOf(request), userId);
+      return t(langOf(request)).partnerUsers.resent(resent.email);
+    });
+    change('/console/users/:id/remove', async (request) => {
+      await removeUser(users, callerOf(request), uuidOf(request.params.id));
+      return t(langOf(request)).partnerUsers.removed;
+    });
   };
 }
 
