@@ -1,6 +1,6 @@
 import { toDecimalString } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
-import type { ClaimView, Simulation } from '../flight/index.ts';
+import { explanationTextOf, type ClaimView, type Simulation } from '../flight/index.ts';
 import {
   BRAND_NAME,
   ENVIRONMENTS,
@@ -20,6 +20,7 @@ import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import {
   csrfField,
+  decimalIn,
   errorSummary,
   fieldError,
   formatDate,
@@ -27,6 +28,8 @@ import {
   formatShortDate,
   mayChange,
   page,
+  percentIn,
+  rateIn,
   tableRegion,
   type PageContext,
 } from './layout.ts';
@@ -56,29 +59,20 @@ type SimulationEvent = Simulation['breakdown'][number]['events'][number];
 
 /** A probability as the preview shows it: a percentage with 2 decimals. */
 const percentOf = (p: number) => new Decimal(p).times(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-/**
- * A decimal as the page's language writes it, `digits` decimals, half up: "1.50" (en), "1,50" (fr) —
- * the preview's probabilities, factors and credibility, the dashboard's rates.
- */
-export const decimalIn = (lang: Lang, value: Decimal.Value, digits: number): string => {
-  const fixed = new Decimal(value).toFixed(digits, Decimal.ROUND_HALF_UP);
-  return lang === 'fr' ? fixed.replace('.', ',') : fixed;
-};
-/** A fraction as a percentage: "1.50 %" (en), "1,50 %" (fr, a narrow no-break space before the sign). */
-export const percentIn = (lang: Lang, fraction: Decimal.Value, digits = 2): string =>
-  `${decimalIn(lang, new Decimal(fraction).times(100), digits)}${lang === 'fr' ? '\u202f' : ' '}%`;
 const percent = (p: number, lang: Lang = 'en') => percentIn(lang, p);
 
 /**
  * How the model built a probability, in the page's language: English, the API's own `text`; French, the
- * same product (`base × factors = probability`) with its numbers written the French way and each factor
- * named in French (`riskFactor`: "long-courrier", "hiver", "mi-journée (heure 10)").
+ * same formatter (`explanationText`) with its numbers written the French way and each factor named in
+ * French (`riskFactor`: "long-courrier", "hiver", "mi-journée (heure 10)") — the same figures, rounded once.
  */
 export function explanationIn(lang: Lang, x: SimulationEvent['explanation']): string {
   if (lang === 'en') return x.text;
-  const w = t(lang);
-  const factors = x.factors.map((f) => ` × ${decimalIn(lang, f.factor, 2)} (${w.riskFactor(f.label)})`).join('');
-  return `${percentIn(lang, x.base)}${factors} = ${percentIn(lang, x.probability)}`;
+  return explanationTextOf(x, {
+    decimal: (value, digits) => decimalIn(lang, value, digits),
+    percent: (fraction) => percentIn(lang, fraction),
+    name: t(lang).riskFactor,
+  });
 }
 
 export interface DelayBandTerms {
@@ -197,7 +191,7 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
       html`<h1>${w.configTitle}</h1><p class="alert">${w.noAgreement}</p>${brandSection(ctx, view.brand)}`,
     );
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
-  const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
+  const pct = (rate: string) => rateIn(ctx.lang, rate);
   // the phone's keyboard: digits only for minutes, digits and a separator for amounts and the rate
   const input = (name: string, label: string, value: string, inputmode: 'numeric' | 'decimal' = 'decimal') => {
     const error = fieldError(`f-${name}`, errors[name]);
