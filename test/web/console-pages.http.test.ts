@@ -685,39 +685,43 @@ describe('console and operator pages', () => {
 
   test('every string a partner or its operator typed is escaped on the console: brand, webhook description, key label, email, amendment reason', async () => {
     const { partner, browser } = await signedInPartner();
-    const evil = '<script>alert(1)</script>';
-    const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;';
+    // one marker per field: a page that shows another field's escaped cannot pass for this one's
+    const evil = (what: string) => `<script>alert('${what}')</script>`;
+    const escaped = (what: string) => `&lt;script&gt;alert(&#39;${what}&#39;)&lt;/script&gt;`;
     const csrf = csrfOf((await browser.get('/console')).body)!;
     const pages: [string, string][] = [];
-    await browser.post('/console/brand', { _csrf: csrf, brandName: evil });
-    pages.push(['brand name', (await browser.get('/console')).body]);
+    await browser.post('/console/brand', { _csrf: csrf, brandName: evil('brand') });
+    pages.push(['brand', (await browser.get('/console')).body]);
     pages.push([
-      'webhook description',
+      'webhook',
       (
         await browser.post('/console/webhooks', {
           _csrf: csrf,
           env: 'sandbox',
           url: 'http://127.0.0.1:9/escaped',
-          description: evil,
+          description: evil('webhook'),
         })
       ).body,
     ]);
     pages.push([
-      'key label',
-      (await browser.post('/portal/keys', { _csrf: csrf, environment: 'sandbox', label: evil })).body,
+      'key',
+      (await browser.post('/portal/keys', { _csrf: csrf, environment: 'sandbox', label: evil('key') })).body,
     ]);
     pages.push([
-      'invited email',
-      (await browser.post('/console/users', { _csrf: csrf, email: `${evil}@example.com`, role: 'viewer' })).body,
+      'email',
+      (await browser.post('/console/users', { _csrf: csrf, email: `${evil('email')}@example.com`, role: 'viewer' }))
+        .body,
     ]);
     await amendAgreement(t.db, 'operator:test', partner.id, {
       ...DEFAULT_AGREEMENT,
       effectiveAt: new Date('2099-01-01T00:00:00Z'),
-      reason: evil,
+      reason: evil('reason'),
     });
-    pages.push(['amendment reason', (await browser.get('/console')).body]);
+    // the reason is looked for in the agreement's history only, where the console shows it
+    const history = /<table id="agreement-history"[^]*?<\/table>/.exec((await browser.get('/console')).body)?.[0] ?? '';
+    pages.push(['reason', history]);
     for (const [what, body] of pages) {
-      assert.ok(body.includes(escaped), `${what}: shown escaped`);
+      assert.ok(body.includes(escaped(what)), `${what}: shown escaped`);
       assert.doesNotMatch(body, /<script>alert/, `${what}: never as markup`);
     }
   });
@@ -729,6 +733,9 @@ describe('console and operator pages', () => {
     const breakdown = /<div class="breakdown"[^]*?<\/div>/.exec(consolePage)?.[0] ?? '';
     assert.match(breakdown, /\d,\d\d\u202f% × \d,\d\d \([^)]*courrier/, 'French numbers and factor names');
     assert.doesNotMatch(breakdown, /-haul|\(hour |\d\.\d\d %/, 'no English factor or number');
+    // the agreement's commission bounds, the French way (no '0.1 %' nor '10 %' with an English space)
+    assert.match(consolePage, /Commission \d+(,\d+)?\u202f% – \d+(,\d+)?\u202f%/, 'French rates');
+    assert.doesNotMatch(consolePage, /\d %/, 'no English-style percentage');
     const csrf = csrfOf(consolePage)!;
     const email = `${uniqueSlug('fr-twice')}@example.com`;
     assert.equal((await browser.post('/console/users', { _csrf: csrf, email, role: 'viewer' })).statusCode, 200);
