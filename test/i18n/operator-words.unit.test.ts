@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { en } from '../../src/i18n/en.ts';
 import { fr } from '../../src/i18n/fr.ts';
 import { ERROR_CODES } from '../../src/platform/errors.ts';
+import { RISK_TABLE_V1 } from '../../src/flight/risk-model.ts';
+import { DAY_NAMES } from '../../src/risk/risk-model-v2.ts';
 
 /** The operator pages' words (en, fr): a refusal names no one bank file format when either may hold the payout. */
 describe("the operator pages' words", () => {
@@ -103,6 +105,23 @@ describe("the pages' words, en and fr", () => {
       Object.keys(ERROR_CODES).filter((code) => !problems[code]),
       [],
     );
+  });
+
+  it('every word the explanation can name (hauls, seasons, hour bands, days, cap) has its French one', () => {
+    const hauls = Object.keys(RISK_TABLE_V1.haul).flatMap((h) => [`${h}-haul`, `${h}-haul (prior)`]);
+    const seasons = RISK_TABLE_V1.seasons.map((s) => s.name);
+    const bands = RISK_TABLE_V1.hourBands.map((b) => `${b.name} (hour ${b.fromHour})`);
+    const days = DAY_NAMES.filter((d) => d !== '');
+    const labels = [...hauls, ...seasons, ...bands, ...days, 'cap'];
+    assert.equal(labels.length, 6 + 2 + 5 + 7 + 1);
+    const english = labels.filter((label) => {
+      const french = fr.riskFactor(label);
+      return (
+        french === label ||
+        /\b(haul|hour|prior|winter|summer|night|morning|midday|afternoon|evening|\w+day)\b/.test(french)
+      );
+    });
+    assert.deepEqual(english, [], 'a factor the explanation names with no French word (i18n/fr.ts RISK_WORDS)');
   });
 
   it("the risk model's factors are named in French, their codes kept", () => {
