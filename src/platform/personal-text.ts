@@ -164,6 +164,23 @@ export function maskTyped(
   return error ? { error } : { masked: mask(text) };
 }
 
+/**
+ * An operator's required reason as it is kept (a stop-sale's, an amendment's): trimmed, then `maskTyped`;
+ * too long as typed or once masked, one refusal (`too_long`, `keptTooLong`'s words, like the claim desk's);
+ * empty, `required` with the caller's `requiredMessage`. `kept` is the masked text ('' when too long as typed).
+ */
+export function keptReason(
+  typed: string,
+  bound: TypedBound,
+  requiredMessage: string,
+): { kept: string; error?: FieldError | undefined } {
+  const { masked, error } = maskTyped(typed.trim(), bound);
+  if (error) return { kept: '', error };
+  if (masked.length === 0)
+    return { kept: masked, error: { field: bound.field, code: 'required', message: requiredMessage } };
+  return { kept: masked, error: keptTooLong(masked, bound) };
+}
+
 /** ABA routing number check: 3, 7, 1 weights over its 9 digits, a multiple of 10 (and not all zeros). */
 function isAbaRoutingNumber(digits: string): boolean {
   if (!/^\d{9}$/.test(digits) || /^0+$/.test(digits)) return false;
