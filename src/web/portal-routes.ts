@@ -57,11 +57,15 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
       allow(request, 'keys');
       const partnerId = partnerOf(request);
       const environment = field(request.body, 'environment') as Environment;
-      if (!(ENVIRONMENTS as readonly string[]).includes(environment))
-        throw new DomainError('validation_failed', 'Choose an environment.');
       const label = field(request.body, 'label', WHOLE) || undefined;
       let created;
       try {
+        if (!(ENVIRONMENTS as readonly string[]).includes(environment))
+          throw new DomainError('validation_failed', 'Choose an environment.', {
+            errors: [
+              { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` },
+            ],
+          });
         created = await createApiKey(deps.db, sessionActor(request.webSession!), {
           partnerId,
           environment,
@@ -69,7 +73,8 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
           userId: request.webSession!.accountId, // its right read again as the key is written
         });
       } catch (error) {
-        // a refused label (too long: the browser's maxlength bypassed) is told on the keys page by its label
+        // a refused environment or label (a forged form, the browser's maxlength bypassed) is told on the
+        // keys page by its field's label
         if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
         const lang = langOf(request);
         const problems = problemLines(error, lang, { label: t(lang).label, environment: t(lang).environment });

@@ -726,8 +726,8 @@ describe('console and operator pages', () => {
     }
   });
 
-  test('in French: the preview written the French way, the Users page’s refusals in French', async () => {
-    const { browser } = await signedInPartner();
+  test('in French: the preview written the French way, the Users page’s and keys page’s refusals in French', async () => {
+    const { partner, browser } = await signedInPartner();
     browser.cookies.set('psl_lang', 'fr');
     const consolePage = (await browser.get('/console')).body;
     const breakdown = /<div class="breakdown"[^]*?<\/div>/.exec(consolePage)?.[0] ?? '';
@@ -743,5 +743,13 @@ describe('console and operator pages', () => {
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, new RegExp(`${email} est déjà un utilisateur\\.`));
     assert.doesNotMatch(twice.body, /Conflit avec l’état actuel/, 'not the code’s generic sentence');
+    // the keys form: an environment not offered (a forged form) is a field error, by its label, in French
+    const keysBefore = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
+    const badEnvironment = await browser.post('/portal/keys', { _csrf: csrf, environment: 'nowhere', label: 'x' });
+    assert.equal(badEnvironment.statusCode, 422);
+    assert.match(badEnvironment.body, /Environnement\u202f: n’est pas permis/);
+    assert.doesNotMatch(badEnvironment.body, /Choose an environment|must be one of/);
+    const keysAfter = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
+    assert.equal(keysAfter.length, keysBefore.length, 'no key written');
   });
 });
