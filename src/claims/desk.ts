@@ -5,7 +5,13 @@ import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { largestTransfer } from '../platform/money.ts';
-import { maskClaimReasonIn, REASON_LENGTH, typedTooLong, type TypedBound } from '../platform/personal-text.ts';
+import {
+  keptTooLong,
+  maskClaimReasonIn,
+  REASON_LENGTH,
+  typedTooLong,
+  type TypedBound,
+} from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim, waitsForBankDetails } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -73,13 +79,7 @@ export function checkDeskAction(action: DeskAction, others: readonly (FieldError
 function checkReason(masked: string): FieldError | undefined {
   if (masked.length < REASON_MIN)
     return { field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` };
-  if (masked.length > REASON_MAX)
-    return {
-      field: '/reason',
-      code: 'too_long',
-      message: `must be at most ${REASON_MAX} characters (account numbers, emails and phones masked)`,
-    };
-  return undefined;
+  return keptTooLong(masked, REASON_BOUND);
 }
 
 /**

@@ -2,6 +2,7 @@
 export { type FlightDeps } from './deps.ts';
 export { claimView, listPartnerClaims, type ClaimView } from './list-claims.ts';
 export { simulatePrice, type Simulation } from './price-quote.ts';
+export { explanationText, explanationTextOf, type ExplanationWriting } from './leg-pricing.ts';
 export { PRICING, priceLeg, type PricingTerms } from './pricing.ts';
 export { QuoteCounter } from './quote-counter.ts';
 export { newQuoteId } from './quote-token.ts';

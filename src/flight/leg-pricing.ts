@@ -144,20 +144,47 @@ function payoutEvents(p: LegProbabilities, coverage: Coverage, currency: string)
 
 const fraction = (p: Decimal.Value): number => new Decimal(p).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toNumber();
 
+/** Each view's unrounded explanation, for `explanationTextOf` (a view is sent as is; this is not). */
+const explained = new WeakMap<ExplanationView, EventExplanation>();
+
 export function explanationView(e: EventExplanation): ExplanationView {
-  return {
+  const view = {
     base: fraction(e.base),
     factors: e.factors.map((f) => ({ label: f.label, factor: f.factor, credibility: f.credibility })),
     probability: fraction(e.probability),
     text: explanationText(e),
   };
+  explained.set(view, e);
+  return view;
 }
 
-/** `2.17 % × 1.12 (hour 19) × 0.81 (LAX) = 1.97 %`: percentages and factors to 2 decimals, half up. */
-export function explanationText(e: EventExplanation): string {
-  const percent = (p: number) => `${new Decimal(p).times(100).toFixed(2, Decimal.ROUND_HALF_UP)} %`;
-  const factors = e.factors
-    .map((f) => ` × ${new Decimal(f.factor).toFixed(2, Decimal.ROUND_HALF_UP)} (${f.label})`)
-    .join('');
-  return `${percent(e.base)}${factors} = ${percent(e.probability)}`;
+/** How an explanation writes its numbers and names its factors: English by default (the API's `text`). */
+export interface ExplanationWriting {
+  /** A decimal to `digits` places, half up: "1.12" in English. */
+  decimal: (value: Decimal.Value, digits: number) => string;
+  /** A fraction as a percentage to 2 places, half up: "2.17 %" in English. */
+  percent: (fraction: Decimal.Value) => string;
+  /** A factor's name from its label: the label itself in English. */
+  name: (label: string) => string;
 }
+
+const decimalHalfUp = (value: Decimal.Value, digits: number) =>
+  new Decimal(value).toFixed(digits, Decimal.ROUND_HALF_UP);
+export const ENGLISH_EXPLANATION: ExplanationWriting = {
+  decimal: decimalHalfUp,
+  percent: (p) => `${decimalHalfUp(new Decimal(p).times(100), 2)} %`,
+  name: (label) => label,
+};
+
+/**
+ * `2.17 % × 1.12 (hour 19) × 0.81 (LAX) = 1.97 %`: percentages and factors to 2 decimals, half up, rounded
+ * once from the model's unrounded parts; `writing` gives another language's numbers and names (the same figures).
+ */
+export function explanationText(e: EventExplanation, writing: ExplanationWriting = ENGLISH_EXPLANATION): string {
+  const factors = e.factors.map((f) => ` × ${writing.decimal(f.factor, 2)} (${writing.name(f.label)})`).join('');
+  return `${writing.percent(e.base)}${factors} = ${writing.percent(e.probability)}`;
+}
+
+/** A view's explanation written another way, from the model's unrounded parts when the view is this process's. */
+export const explanationTextOf = (view: ExplanationView, writing: ExplanationWriting): string =>
+  explanationText(explained.get(view) ?? view, writing);

@@ -124,6 +124,7 @@ export const en = {
   delayBand: ({ from, to, pFrom, pTo, p, exact }: DelayBandWords) =>
     `The band: ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) ${exact ? '=' : '≈'} ${p}`,
   eventDelay: (from: number, to: number | null) => (to === null ? `Delay ≥ ${from} min` : `Delay ${from}–${to} min`),
+  riskFactor: (label: string) => label,
   history: 'Version history',
   version: 'Version',
   configurationVersion: 'Configuration version',
@@ -627,6 +628,10 @@ export const en = {
     inviteTitle: 'Invite a user',
     invite: 'Send the invitation',
     invited: (email: string) => `Invitation sent to ${email}.`,
+    conflicts: {
+      taken: (email: string) => `A user with email ${email} already exists.`,
+      lastAdmin: 'The last admin can be neither demoted nor removed: make another user admin first.',
+    },
     changeRole: 'Change the role',
     roleChanged: 'Role changed.',
     remove: 'Remove',

@@ -1,6 +1,53 @@
 import type { ErrorCode } from '../platform/errors.ts';
 import type { DelayBandWords, Words } from './words.ts';
 
+/** Les mots des facteurs du modèle de risque (flight/risk-model.ts, risk/risk-model-v2.ts). */
+const RISK_WORDS: Record<string, string> = {
+  'short-haul': 'court-courrier',
+  'medium-haul': 'moyen-courrier',
+  'long-haul': 'long-courrier',
+  winter: 'hiver',
+  summer: 'été',
+  night: 'nuit',
+  morning: 'matin',
+  midday: 'mi-journée',
+  afternoon: 'après-midi',
+  evening: 'soir',
+  cap: 'plafond',
+  Monday: 'lundi',
+  Tuesday: 'mardi',
+  Wednesday: 'mercredi',
+  Thursday: 'jeudi',
+  Friday: 'vendredi',
+  Saturday: 'samedi',
+  Sunday: 'dimanche',
+};
+
+/** Un facteur du modèle en français : ses mots traduits, ses codes (aéroports, compagnies) gardés. */
+function riskFactorFr(label: string): string {
+  const prior = / \(prior\)$/.exec(label);
+  const core = prior ? label.slice(0, prior.index) : label;
+  const rules: [RegExp, (...m: string[]) => string][] = [
+    [/^(\w+) \(hour (\d+)\)$/, (name, hour) => `${RISK_WORDS[name!] ?? name} (heure ${hour})`],
+    [/^month (\d+)$/, (month) => `mois ${month}`],
+    [/^hour (\d+)$/, (hour) => `heure ${hour}`],
+    [/^from (\S+)$/, (airport) => `depuis ${airport}`],
+    [/^to (\S+)$/, (airport) => `vers ${airport}`],
+    [/^(\S+) at (\S+)$/, (airline, airport) => `${airline} à ${airport}`],
+    [/^(\S+) into (\S+)$/, (airline, airport) => `${airline} vers ${airport}`],
+    [/^(\S+) on (\S+)$/, (flight, route) => `${flight} sur ${route}`],
+  ];
+  let french = RISK_WORDS[core] ?? core;
+  for (const [pattern, words] of rules) {
+    const found = pattern.exec(core);
+    if (found) {
+      french = words(...found.slice(1));
+      break;
+    }
+  }
+  return prior ? `${french} (a priori)` : french;
+}
+
 /** Les mots en français. */
 export const fr = {
   skip: 'Aller au contenu',
@@ -131,6 +178,7 @@ export const fr = {
     `La tranche\u202f: ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) ${exact ? '=' : '≈'} ${p}`,
   eventDelay: (from: number, to: number | null) =>
     to === null ? `Retard ≥ ${from} min` : `Retard de ${from} à ${to} min`,
+  riskFactor: (label: string) => riskFactorFr(label),
   history: 'Historique des versions',
   version: 'Version',
   configurationVersion: 'Version de la configuration',
@@ -645,6 +693,11 @@ export const fr = {
     inviteTitle: 'Inviter un utilisateur',
     invite: 'Envoyer l’invitation',
     invited: (email: string) => `Invitation envoyée à ${email}.`,
+    conflicts: {
+      taken: (email: string) => `${email} est déjà un utilisateur.`,
+      lastAdmin:
+        'Le dernier administrateur ne peut être ni rétrogradé ni retiré\u202f: faites d’abord d’un autre utilisateur un administrateur.',
+    },
     changeRole: 'Changer le rôle',
     roleChanged: 'Rôle modifié.',
     remove: 'Retirer',

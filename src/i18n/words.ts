@@ -146,6 +146,12 @@ export interface Words {
   /** A delay band's line: P(≥ from) − P(≥ to), shown rounded, "=" the band's shown probability when exact, else "≈". */
   delayBand: (band: DelayBandWords) => string;
   eventDelay: (from: number, to: number | null) => string;
+  /**
+   * A factor of the risk model's explanation, named as the model names it ("long-haul", "winter",
+   * "midday (hour 10)", "month 12 (prior)", "Thursday", "to JFK", "OO on SAT–LAX", "cap"): English
+   * as it is; another language translates the words and keeps the codes, a label it does not know as it is.
+   */
+  riskFactor: (label: string) => string;
   history: string;
   version: string;
   /** The configuration version a contract was sold under (its contract page). */
@@ -630,6 +636,14 @@ export interface Words {
     inviteTitle: string;
     invite: string;
     invited: (email: string) => string;
+    /** Each form's 409 `conflict`, in the page's words (the code alone says only "conflict"). */
+    conflicts: {
+      /** The address is a user of the partner already (an invitation). */
+      taken: (email: string) => string;
+      /** The user signed in already: no invitation to send again. */
+      /** The partner's last active admin may be neither demoted nor removed. */
+      lastAdmin: string;
+    };
     changeRole: string;
     roleChanged: string;
     remove: string;

@@ -2,7 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { maskTyped, REASON_LENGTH } from '../platform/personal-text.ts';
+import { keptReason, REASON_LENGTH } from '../platform/personal-text.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { parseDeparture, parseInstant, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
@@ -152,15 +152,13 @@ export async function suspendSales(
     errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
   // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts) —
   // its length as typed checked first: a text too long to be a reason is never masked (slow on it)
-  const { masked: reason = '', error: reasonTooLong } = maskTyped(input.reason.trim(), {
-    field: '/reason',
-    ...REASON_LENGTH,
-  });
-  if (reasonTooLong) errors.push(reasonTooLong);
-  else if (reason.length === 0)
-    errors.push({ field: '/reason', code: 'required', message: 'is required: why, for partners (the 409 detail)' });
-  else if (reason.length > REASON_LENGTH.kept)
-    errors.push({ field: '/reason', code: 'too_long', message: `must be 1 to ${REASON_LENGTH.kept} characters` });
+  // too long as typed or once masked: one refusal, the claim desk's (`too_long`, "must be at most 500 characters")
+  const { kept: reason, error: reasonError } = keptReason(
+    input.reason,
+    { field: '/reason', ...REASON_LENGTH },
+    'is required: why, for partners (the 409 detail)',
+  );
+  if (reasonError) errors.push(reasonError);
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
   const values = {
     environment: env as Environment | null,

@@ -1,7 +1,7 @@
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { maskTyped, REASON_LENGTH } from '../platform/personal-text.ts';
+import { keptReason, REASON_LENGTH } from '../platform/personal-text.ts';
 import { parseInstant } from '../reference/index.ts';
 import type { Agreement, Configuration } from './model.ts';
 import { agreementChanged, agreementRevision, checkAgreement, type AgreementInput } from './partners.ts';
@@ -125,20 +125,14 @@ export async function amendAgreement(
   const errors = checkAgreement(terms);
   // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
   // its length as typed checked first: a text too long to be a reason is never masked (slow on it)
-  const { masked: reason = '', error: reasonTooLong } = maskTyped(rawReason.trim(), {
-    field: '/reason',
-    ...REASON_LENGTH,
-  });
-  // too long as typed or once masked: `too_long`, the 500 kept named, like a desk or stop-sale reason
-  if (reasonTooLong) errors.push(reasonTooLong);
-  else if (reason.length === 0)
-    errors.push({
-      field: '/reason',
-      code: 'out_of_range',
-      message: `give the reason, 1-${REASON_LENGTH.kept} characters`,
-    });
-  else if (reason.length > REASON_LENGTH.kept)
-    errors.push({ field: '/reason', code: 'too_long', message: `must be at most ${REASON_LENGTH.kept} characters` });
+  // too long as typed or once masked: `too_long`, the 500 kept named; empty: `required` — a desk's or
+  // stop-sale's reason's rule (`keptReason`)
+  const { kept: reason, error: reasonError } = keptReason(
+    rawReason,
+    { field: '/reason', ...REASON_LENGTH },
+    'is required: why the agreement is amended',
+  );
+  if (reasonError) errors.push(reasonError);
   // a minute's grace: "now" typed in a form reaches the server a moment later
   if (Number.isNaN(effectiveAt.getTime()) || effectiveAt.getTime() < now.getTime() - 60_000)
     errors.push({ field: '/effectiveAt', code: 'out_of_range', message: 'must be today or later, never in the past' });

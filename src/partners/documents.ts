@@ -19,8 +19,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function text(errors: FieldError[], field: string, value: string, max: number): string {
   const v = value.trim();
-  if (v.length === 0 || v.length > max)
-    errors.push({ field, code: 'out_of_range', message: `must be 1-${max} characters` });
+  // empty: `required`; too long: `too_long` — as every required text of the platform is refused
+  if (v.length === 0) errors.push({ field, code: 'required', message: 'is required' });
+  else if (v.length > max) errors.push({ field, code: 'too_long', message: `must be at most ${max} characters` });
   return v;
 }
 

@@ -19,8 +19,10 @@ export async function createPartner(db: Db, actor: string, input: { slug: string
       code: 'invalid_format',
       message: 'must be 2-63 lowercase letters, digits or dashes',
     });
-  if (input.name.trim().length === 0 || input.name.length > 200)
-    errors.push({ field: '/name', code: 'out_of_range', message: 'must be 1-200 characters' });
+  // empty: `required`; too long: `too_long` — as every required text of the platform is refused
+  if (input.name.trim().length === 0) errors.push({ field: '/name', code: 'required', message: 'is required' });
+  else if (input.name.length > 200)
+    errors.push({ field: '/name', code: 'too_long', message: 'must be at most 200 characters' });
   // the brand on every SMS, email and page of a partner without a brand name: the brand name's rule
   // (platform/hidden-characters.ts, no joiner), on the name as stored
   else if (hasHiddenCharacter(input.name.trim())) errors.push(hiddenCharacterError('/name'));

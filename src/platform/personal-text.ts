@@ -133,6 +133,19 @@ export const REASON_LENGTH = { kept: 500, typed: 2000 } as const;
  */
 export function typedTooLong(text: string, bound: TypedBound): FieldError | undefined {
   if (text.length <= bound.typed) return undefined;
+  return tooLongError(bound);
+}
+
+/**
+ * The refusal of a text longer as it is kept (once masked) than `bound.kept`: the same code and words as
+ * `typedTooLong`'s ("must be at most 500 characters"), so a reason too long as typed or once masked is told
+ * one way (the claim desk's, stop-sale's and amendment's reason, `REASON_LENGTH`); undefined within it.
+ */
+export function keptTooLong(text: string, bound: TypedBound): FieldError | undefined {
+  return text.length > (bound.kept ?? bound.typed) ? tooLongError(bound) : undefined;
+}
+
+function tooLongError(bound: TypedBound): FieldError {
   return { field: bound.field, code: 'too_long', message: `must be at most ${bound.kept ?? bound.typed} characters` };
 }
 
@@ -149,6 +162,23 @@ export function maskTyped(
 ): { masked: string; error?: undefined } | { masked?: undefined; error: FieldError } {
   const error = typedTooLong(text, bound);
   return error ? { error } : { masked: mask(text) };
+}
+
+/**
+ * An operator's required reason as it is kept (a stop-sale's, an amendment's): trimmed, then `maskTyped`;
+ * too long as typed or once masked, one refusal (`too_long`, `keptTooLong`'s words, like the claim desk's);
+ * empty, `required` with the caller's `requiredMessage`. `kept` is the masked text ('' when too long as typed).
+ */
+export function keptReason(
+  typed: string,
+  bound: TypedBound,
+  requiredMessage: string,
+): { kept: string; error?: FieldError | undefined } {
+  const { masked, error } = maskTyped(typed.trim(), bound);
+  if (error) return { kept: '', error };
+  if (masked.length === 0)
+    return { kept: masked, error: { field: bound.field, code: 'required', message: requiredMessage } };
+  return { kept: masked, error: keptTooLong(masked, bound) };
 }
 
 /** ABA routing number check: 3, 7, 1 weights over its 9 digits, a multiple of 10 (and not all zeros). */

@@ -554,7 +554,8 @@ interface Stage {
 }
 
 const NO_LABELS: Record<Level, string> = Object.fromEntries(LEVELS.map((l) => [l, l])) as Record<Level, string>;
-const DAY_NAMES = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+/** The explanation's day-of-week labels (index 1 = Monday); each has its French word (i18n `riskFactor`). */
+export const DAY_NAMES = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** The stages (factors) that apply to a leg, in the order of the hierarchy. */
 export function stagesOf(fit: FittedV2, k: LegKey, labelled = true): Stage[] {

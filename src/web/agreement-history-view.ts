@@ -1,10 +1,10 @@
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import { agreementAt, agreementChanges, type Agreement, type AgreementChange } from '../partners/index.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { formatMoney } from '../platform/money.ts';
 import { label, t } from '../i18n/index.ts';
-import { formatDate, tableRegion, type PageContext } from './layout.ts';
+import { formatDate, rateIn, tableRegion, type PageContext } from './layout.ts';
 
 /**
  * The history of a partner's agreement (issue 14 §2), shown read-only in the partner console and
@@ -45,7 +45,7 @@ function changeValue(ctx: PageContext, value: AgreementChange['from'], c: Agreem
   if (Array.isArray(value)) return value.map((f) => w.formulas[f as keyof typeof w.formulas] ?? f).join(', ');
   if (c.field === 'compensationMin' || c.field === 'compensationMax')
     return formatMoney(Number(value), a.currency, ctx.lang);
-  return `${new Decimal(value).mul(100).toString()} %`;
+  return rateIn(ctx.lang, value as Decimal.Value);
 }
 
 /** A configuration's field errors against a version, by field and code, in the page's language. */

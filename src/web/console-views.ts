@@ -1,6 +1,6 @@
 import { toDecimalString } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
-import type { ClaimView, Simulation } from '../flight/index.ts';
+import { explanationTextOf, type ClaimView, type Simulation } from '../flight/index.ts';
 import {
   BRAND_NAME,
   ENVIRONMENTS,
@@ -20,6 +20,7 @@ import { html, SafeHtml } from '../platform/html.ts';
 import { label, t, type Lang } from '../i18n/index.ts';
 import {
   csrfField,
+  decimalIn,
   errorSummary,
   fieldError,
   formatDate,
@@ -27,6 +28,8 @@ import {
   formatShortDate,
   mayChange,
   page,
+  percentIn,
+  rateIn,
   tableRegion,
   type PageContext,
 } from './layout.ts';
@@ -56,7 +59,21 @@ type SimulationEvent = Simulation['breakdown'][number]['events'][number];
 
 /** A probability as the preview shows it: a percentage with 2 decimals. */
 const percentOf = (p: number) => new Decimal(p).times(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-const percent = (p: number) => `${percentOf(p).toFixed(2)} %`;
+const percent = (p: number, lang: Lang = 'en') => percentIn(lang, p);
+
+/**
+ * How the model built a probability, in the page's language: English, the API's own `text`; French, the
+ * same formatter (`explanationText`) with its numbers written the French way and each factor named in
+ * French (`riskFactor`: "long-courrier", "hiver", "mi-journée (heure 10)") — the same figures, rounded once.
+ */
+export function explanationIn(lang: Lang, x: SimulationEvent['explanation']): string {
+  if (lang === 'en') return x.text;
+  return explanationTextOf(x, {
+    decimal: (value, digits) => decimalIn(lang, value, digits),
+    percent: (fraction) => percentIn(lang, fraction),
+    name: t(lang).riskFactor,
+  });
+}
 
 export interface DelayBandTerms {
   from: number;
@@ -75,7 +92,11 @@ export interface DelayBandTerms {
  * disagree. Each term is rounded on its own, so their difference can be 0.01 off the band's rounded
  * probability (2.18 − 1.25 vs 0.94): the line then says "≈", never a false "=". Undefined outside a band.
  */
-export function delayBandTerms(e: SimulationEvent, events: readonly SimulationEvent[]): DelayBandTerms | undefined {
+export function delayBandTerms(
+  e: SimulationEvent,
+  events: readonly SimulationEvent[],
+  lang: Lang = 'en',
+): DelayBandTerms | undefined {
   if (e.event !== 'delay' || e.minDelayMinutes === null || e.maxDelayMinutes === null) return undefined;
   const next = events.find((x) => x.event === 'delay' && x.minDelayMinutes === e.maxDelayMinutes);
   if (!next) return undefined;
@@ -83,9 +104,9 @@ export function delayBandTerms(e: SimulationEvent, events: readonly SimulationEv
   return {
     from: e.minDelayMinutes,
     to: e.maxDelayMinutes,
-    pFrom: percent(e.explanation.probability),
-    pTo: percent(next.explanation.probability),
-    p: percent(e.probability),
+    pFrom: percent(e.explanation.probability, lang),
+    pTo: percent(next.explanation.probability, lang),
+    p: percent(e.probability, lang),
     exact: from!.minus(to!).equals(band!),
   };
 }
@@ -101,17 +122,17 @@ function breakdownFragment(lang: Lang, simulation: Simulation, environment: Envi
         ? w.eventDiversion
         : w.eventDelay(e.minDelayMinutes ?? 0, e.maxDelayMinutes);
   const bandLine = (e: SimulationEvent, events: SimulationEvent[]) => {
-    const band = delayBandTerms(e, events);
+    const band = delayBandTerms(e, events, lang);
     return band ? html`<br><span class="band">${w.delayBand(band)}</span>` : '';
   };
   return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion, environment)}</p>
 ${simulation.breakdown.map(
   (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
-<dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
+<dl class="premium"><dt>${w.credibility}</dt><dd>${decimalIn(lang, leg.credibility, 2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
 ${tableRegion(
   `${leg.departureAirport} → ${leg.arrivalAirport}`,
   html`<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
-<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}${bandLine(e, leg.events)}</td></tr>`)}</tbody></table>`,
+<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability, lang)}</td><td>${money(e.payout)}</td><td class="explanation">${explanationIn(lang, e.explanation)}${bandLine(e, leg.events)}</td></tr>`)}</tbody></table>`,
 )}`,
 )}</div>`;
 }
@@ -170,7 +191,7 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
       html`<h1>${w.configTitle}</h1><p class="alert">${w.noAgreement}</p>${brandSection(ctx, view.brand)}`,
     );
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
-  const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
+  const pct = (rate: string) => rateIn(ctx.lang, rate);
   // the phone's keyboard: digits only for minutes, digits and a separator for amounts and the rate
   const input = (name: string, label: string, value: string, inputmode: 'numeric' | 'decimal' = 'decimal') => {
     const error = fieldError(`f-${name}`, errors[name]);
@@ -478,11 +499,11 @@ ${refused ? html`<p class="alert" role="alert">${w.periodRefused}</p>` : ''}
 <p class="notice">${w.quotesCounted}</p>
 <div class="stats">
 <div class="card stat"><span>${w.quotesSeries}</span><strong id="total-quotes">${d.totals.quotes}</strong><span class="muted">${period}</span></div>
-<div class="card stat"><span>${w.conversionRate}</span><strong id="conversion-rate">${d.conversionRate === null ? w.notMeasurable : `${(d.conversionRate * 100).toFixed(1)} %`}</strong></div>
+<div class="card stat"><span>${w.conversionRate}</span><strong id="conversion-rate">${d.conversionRate === null ? w.notMeasurable : percentIn(ctx.lang, d.conversionRate, 1)}</strong></div>
 <div class="card stat"><span>${w.subscriptionsSeries}</span><strong id="total-subscriptions">${d.totals.subscriptions}</strong><span class="muted">${period}</span></div>
 <div class="card stat"><span>${w.cancellationsSeries}</span><strong>${d.totals.cancellations}</strong><span class="muted">${period}</span></div>
 <div class="card stat"><span>${w.claimsSeries}</span><strong>${d.totals.claims}</strong><span class="muted">${period}</span></div>
-<div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : `${(d.cancellationRate * 100).toFixed(1)} %`}</strong></div>
+<div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : percentIn(ctx.lang, d.cancellationRate, 1)}</strong></div>
 </div>
 <section class="card"><h2>${period}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
 <details><summary>${w.day} / ${w.count}</summary>${tableRegion(`${w.day} / ${w.count}`, html`<table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table>`)}</details></section>

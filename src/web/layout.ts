@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import { formatMoney } from '../platform/money.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
@@ -174,3 +175,20 @@ export const formatShortDate = (d: Date | null, never: string): string =>
   d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;
 
 export { formatMoney };
+
+/**
+ * A decimal as the page's language writes it, `digits` decimals, half up: "1.50" (en), "1,50" (fr) —
+ * the preview's probabilities, factors and credibility, the dashboard's rates.
+ */
+export const decimalIn = (lang: Lang, value: Decimal.Value, digits: number): string => {
+  const fixed = new Decimal(value).toFixed(digits, Decimal.ROUND_HALF_UP);
+  return lang === 'fr' ? fixed.replace('.', ',') : fixed;
+};
+/** A fraction as a percentage: "1.50 %" (en), "1,50 %" (fr, a narrow no-break space before the sign). */
+export const percentIn = (lang: Lang, fraction: Decimal.Value, digits = 2): string =>
+  `${decimalIn(lang, new Decimal(fraction).times(100), digits)}${lang === 'fr' ? '\u202f' : ' '}%`;
+/** A rate as a percentage, its digits as they are (no padding): "12.5 %" (en), "12,5 %" (fr) — agreements' commissions. */
+export const rateIn = (lang: Lang, fraction: Decimal.Value): string => {
+  const digits = new Decimal(fraction).times(100).toString();
+  return lang === 'fr' ? `${digits.replace('.', ',')}\u202f%` : `${digits} %`;
+};

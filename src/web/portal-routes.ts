@@ -5,7 +5,19 @@ import { DomainError } from '../platform/errors.ts';
 import { apiDefinition, requireSubscribedApi, subscribedApis } from './catalog.ts';
 import { sessionActor } from './sessions.ts';
 import { apiPage, catalogPage, keysPage, referencePage, type KeysData } from './portal-views.ts';
-import { allow, contextOf, field, requireSession, sendPage, WHOLE, type FormBody, type WebDeps } from './web-kit.ts';
+import { t } from '../i18n/index.ts';
+import {
+  allow,
+  contextOf,
+  field,
+  langOf,
+  problemLines,
+  requireSession,
+  sendPage,
+  WHOLE,
+  type FormBody,
+  type WebDeps,
+} from './web-kit.ts';
 
 /** The developer portal: the API catalog, each API's page, reference and definition, and API keys. */
 export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
@@ -45,15 +57,33 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
       allow(request, 'keys');
       const partnerId = partnerOf(request);
       const environment = field(request.body, 'environment') as Environment;
-      if (!(ENVIRONMENTS as readonly string[]).includes(environment))
-        throw new DomainError('validation_failed', 'Choose an environment.');
       const label = field(request.body, 'label', WHOLE) || undefined;
-      const created = await createApiKey(deps.db, sessionActor(request.webSession!), {
-        partnerId,
-        environment,
-        label,
-        userId: request.webSession!.accountId, // its right read again as the key is written
-      });
+      let created;
+      try {
+        if (!(ENVIRONMENTS as readonly string[]).includes(environment))
+          throw new DomainError('validation_failed', 'Choose an environment.', {
+            errors: [
+              { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` },
+            ],
+          });
+        created = await createApiKey(deps.db, sessionActor(request.webSession!), {
+          partnerId,
+          environment,
+          label,
+          userId: request.webSession!.accountId, // its right read again as the key is written
+        });
+      } catch (error) {
+        // a refused environment or label (a forged form, the browser's maxlength bypassed) is told on the
+        // keys page by its field's label
+        if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+        const lang = langOf(request);
+        const problems = problemLines(error, lang, { label: t(lang).label, environment: t(lang).environment });
+        return sendPage(
+          reply,
+          422,
+          keysPage(contextOf(request, 'portal'), await keysData(deps, partnerId), undefined, problems),
+        );
+      }
       deps.directory.invalidate();
       return sendPage(reply, 201, keysPage(contextOf(request, 'portal'), await keysData(deps, partnerId), created));
     });

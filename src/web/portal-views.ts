@@ -2,7 +2,7 @@ import { ENVIRONMENTS, type Agreement, type ApiKeyInfo, type Environment } from 
 import type { CatalogEntry } from './catalog.ts';
 import { html } from '../platform/html.ts';
 import { label, t } from '../i18n/index.ts';
-import { asset, csrfField, formatDate, mayChange, page, tableRegion, type PageContext } from './layout.ts';
+import { asset, csrfField, formatDate, mayChange, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /** The developer portal's pages: the API catalog, an API's page and reference, the API keys. */
 
@@ -105,6 +105,8 @@ export function keysPage(
   ctx: PageContext,
   { keys, agreement }: KeysData,
   created?: { key: ApiKeyInfo; plaintext: string },
+  /** A refused key form's problems, in the page's language, each field named by its label. */
+  problems?: string[],
 ): string {
   const w = t(ctx.lang);
   const allowed = (env: Environment) => env === 'sandbox' || agreement?.status === 'signed';
@@ -130,7 +132,7 @@ ${
 }
 ${
   mayChange(ctx, 'keys')
-    ? html`<section class="card"><h2>${w.createKey}</h2>
+    ? html`<section class="card"><h2>${w.createKey}</h2>${problemList(problems)}
 <form method="post" action="/portal/keys" class="row">${csrfField(ctx.session!.csrfToken)}
 <div><label for="key-env">${w.environment}</label><select id="key-env" name="environment">${ENVIRONMENTS.map(
         (env) =>

@@ -10,7 +10,7 @@ import {
   type UserDeps,
 } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import { t } from '../i18n/index.ts';
+import { t, type Words } from '../i18n/index.ts';
 import { countInvitation, sessionActor } from './sessions.ts';
 import { usersPage, type UsersOutcome } from './user-views.ts';
 import {
@@ -64,6 +64,16 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
 
     app.get('/console/users', async (request, reply) => render(request, reply, 200));
 
+    /**
+     * What each form's 409 `conflict` means, in the page's words (its use case answers one kind): an address
+     * already a user (invitation), the last admin (role, removal); another form's is the code's sentence.
+     */
+    const conflicts: Record<string, (words: Words['partnerUsers']['conflicts'], body: FormBody) => string> = {
+      '/console/users': (words, body) => words.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
+      '/console/users/:id/role': (words) => words.lastAdmin,
+      '/console/users/:id/remove': (words) => words.lastAdmin,
+    };
+
     /** Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit). */
     const change = (
       path: string,
@@ -83,7 +93,11 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
           const w = t(langOf(request));
           const labels = { email: w.email, role: w.partnerUsers.role }; // the form's labels, not the API's names
           const problems =
-            error.code === 'rate_limited' ? [error.detail] : problemLines(error, langOf(request), labels);
+            error.code === 'rate_limited'
+              ? [error.detail]
+              : error.code === 'conflict' && conflicts[path]
+                ? [conflicts[path](w.partnerUsers.conflicts, request.body)]
+                : problemLines(error, langOf(request), labels);
           return render(request, reply, error.status, {
             problems,
             ...(form ? form(request.body) : {}),

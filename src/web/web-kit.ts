@@ -245,11 +245,10 @@ export function fieldErrorText(e: FieldError, lang: Lang, labels: FieldLabels = 
 
 /**
  * The most characters a `too_long` message names, as the domain writes it ("must be at most 500
- * characters", `typedTooLong`; "must be 1 to 500 characters") or Ajv does ("must NOT have more than 200
- * characters").
+ * characters", `typedTooLong` and `keptTooLong`) or Ajv does ("must NOT have more than 200 characters").
  */
 function charactersAtMostIn(message: string): number | undefined {
-  const found = /\b(?:at most|1 to|more than) (\d+) characters\b/.exec(message);
+  const found = /\b(?:at most|more than) (\d+) characters\b/.exec(message);
   return found ? Number(found[1]) : undefined;
 }
 

@@ -31,7 +31,12 @@ describe("a desk action's reason", () => {
     // within the bound as typed: collapsed, then counted as kept
     assert.equal(reasonError(`a${' '.repeat(1998)}b`), undefined);
     assert.equal(checkDeskAction(action(`  hold   it\n now `)).reason, 'hold it now');
-    assert.equal(reasonError('x'.repeat(501))?.code, 'too_long');
+    // too long once kept: the same code and words as too long as typed (stop-sale and amendment reasons too)
+    assert.deepEqual(reasonError('x'.repeat(501)), {
+      field: '/reason',
+      code: 'too_long',
+      message: 'must be at most 500 characters',
+    });
     assert.equal(reasonError('ab')?.code, 'required');
   });
 });

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { coverageFor, FORMULAS } from '../../src/partners/coverage.ts';
-import { explanationText, priceAndExplain } from '../../src/flight/leg-pricing.ts';
+import { explanationText, explanationView, priceAndExplain } from '../../src/flight/leg-pricing.ts';
+import { explanationIn } from '../../src/web/console-views.ts';
 import { riskModelV1 } from '../../src/flight/risk-model.ts';
 
 const worked = { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureLocal: '2025-12-19T16:30' };
@@ -36,6 +37,26 @@ describe('explanation text', () => {
       '0.13 % × 1.01 (x) = 1.50 %',
     );
     assert.equal(explanationText({ base: 0.002, factors: [], probability: 0.002 }), '0.20 % = 0.20 %');
+  });
+});
+
+describe('the explanation in French', () => {
+  it('is the same formatter: the same figures as the English, rounded once from the unrounded parts', () => {
+    // 0.012349999996 is 1.23 % once rounded; rounded to 8 places first (the view's base) it would be 1.24 %
+    const view = explanationView({
+      base: 0.012349999996,
+      factors: [
+        { label: 'winter', factor: 1.004999999, credibility: 1 },
+        { label: 'midday (hour 10)', factor: 1.2, credibility: 1 },
+      ],
+      probability: 0.014894999999,
+    });
+    const english = explanationIn('en', view);
+    const french = explanationIn('fr', view);
+    assert.equal(english, '1.23 % × 1.00 (winter) × 1.20 (midday (hour 10)) = 1.49 %');
+    assert.equal(french, '1,23\u202f% × 1,00 (hiver) × 1,20 (mi-journée (heure 10)) = 1,49\u202f%');
+    const figures = (text: string) => text.match(/\d+[.,]\d+/g)!.map((n) => n.replace(',', '.'));
+    assert.deepEqual(figures(french), figures(english));
   });
 });
 

@@ -119,11 +119,11 @@ describe("an amendment's reason", () => {
     assert.deepEqual(await reasonError('a'.repeat(2001)), tooLong);
     assert.deepEqual(await reasonError('a'.repeat(2000)), tooLong);
     assert.deepEqual(await reasonError('a'.repeat(501)), tooLong);
-    // empty: its own words
+    // empty: `required`, as an empty desk or stop-sale reason
     assert.deepEqual(await reasonError(' '), {
       field: '/reason',
-      code: 'out_of_range',
-      message: 'give the reason, 1-500 characters',
+      code: 'required',
+      message: 'is required: why the agreement is amended',
     });
     assert.equal(await reasonError('a'.repeat(500)), undefined);
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  keptReason,
   maskAccountNumberIn,
   maskKnownIbanIn,
   maskIban,
@@ -184,5 +185,19 @@ describe('free text checked by its length as typed before any pattern', () => {
     assert.deepEqual(masked, [within], 'the mask is not called on a text past the bound');
     // the default mask is maskPersonalDataIn
     assert.equal(maskTyped('call +33 6 12 34 56 78', bound).masked, 'call [phone]');
+  });
+});
+
+describe("an operator's required reason (keptReason: stop-sale, amendment)", () => {
+  const bound = { field: '/reason', ...REASON_LENGTH };
+  it('masked when kept; empty required; too long as typed or once masked one refusal', () => {
+    assert.deepEqual(keptReason('  call +33 6 12 34 56 78 ', bound, 'why'), { kept: 'call [phone]', error: undefined });
+    assert.deepEqual(keptReason('   ', bound, 'why'), {
+      kept: '',
+      error: { field: '/reason', code: 'required', message: 'why' },
+    });
+    const tooLong = { field: '/reason', code: 'too_long', message: 'must be at most 500 characters' };
+    assert.deepEqual(keptReason('x'.repeat(2001), bound, 'why').error, tooLong, 'too long as typed');
+    assert.deepEqual(keptReason('x'.repeat(501), bound, 'why').error, tooLong, 'too long once masked');
   });
 });

@@ -163,6 +163,20 @@ describe('operator console — limits', () => {
     assert.equal(longReason.statusCode, 422);
     assert.match(longReason.body, /must be at most 500 characters/);
     assert.doesNotMatch(longReason.body, /id="s-reason"[^>]*maxlength=/, 'nor cut by the browser: no maxlength');
+    // 501 to 2,000 characters (read, masked, too long to keep): the same words as past 2,000, one refusal
+    for (const reason of ['a'.repeat(501), 'a'.repeat(2000)]) {
+      const tooLong = await operator.post('/admin/limits/stop-sales', {
+        _csrf: csrf,
+        environment: 'production',
+        airport: 'ARN',
+        startsAt: from,
+        endsAt: until,
+        reason,
+      });
+      assert.equal(tooLong.statusCode, 422, `${reason.length} characters`);
+      assert.match(tooLong.body, /must be at most 500 characters/, `${reason.length} characters`);
+      assert.doesNotMatch(tooLong.body, /1 to 500/, `${reason.length} characters`);
+    }
     const stopForm = {
       _csrf: csrf,
       environment: 'production',

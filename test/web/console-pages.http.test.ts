@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { listConfigurations } from '../../src/partners/index.ts';
+import { amendAgreement, listConfigurations } from '../../src/partners/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { encodeCursor, UNBOUND_CURSORS_BEFORE } from '../../src/platform/cursor.ts';
 import { formatMoney } from '../../src/platform/money.ts';
@@ -12,6 +12,7 @@ import {
   cancelledFlightClaim,
   consoleClaimRows,
   createTestPartner,
+  DEFAULT_AGREEMENT,
   eventually,
   FLIGHT,
   post,
@@ -699,5 +700,75 @@ describe('console and operator pages', () => {
     assert.equal(refused.statusCode, 422);
     assert.match(refused.body, /URL \(https\)\u202f: n’est pas valide/, 'named by its label');
     assert.doesNotMatch(refused.body, /must be an absolute URL/);
+  });
+
+  test('every string a partner or its operator typed is escaped on the console: brand, webhook description, key label, email, amendment reason', async () => {
+    const { partner, browser } = await signedInPartner();
+    // one marker per field: a page that shows another field's escaped cannot pass for this one's
+    const evil = (what: string) => `<script>alert('${what}')</script>`;
+    const escaped = (what: string) => `&lt;script&gt;alert(&#39;${what}&#39;)&lt;/script&gt;`;
+    const csrf = csrfOf((await browser.get('/console')).body)!;
+    const pages: [string, string][] = [];
+    await browser.post('/console/brand', { _csrf: csrf, brandName: evil('brand') });
+    pages.push(['brand', (await browser.get('/console')).body]);
+    pages.push([
+      'webhook',
+      (
+        await browser.post('/console/webhooks', {
+          _csrf: csrf,
+          env: 'sandbox',
+          url: 'http://127.0.0.1:9/escaped',
+          description: evil('webhook'),
+        })
+      ).body,
+    ]);
+    pages.push([
+      'key',
+      (await browser.post('/portal/keys', { _csrf: csrf, environment: 'sandbox', label: evil('key') })).body,
+    ]);
+    pages.push([
+      'email',
+      (await browser.post('/console/users', { _csrf: csrf, email: `${evil('email')}@example.com`, role: 'viewer' }))
+        .body,
+    ]);
+    await amendAgreement(t.db, 'operator:test', partner.id, {
+      ...DEFAULT_AGREEMENT,
+      effectiveAt: new Date('2099-01-01T00:00:00Z'),
+      reason: evil('reason'),
+    });
+    // the reason is looked for in the agreement's history only, where the console shows it
+    const history = /<table id="agreement-history"[^]*?<\/table>/.exec((await browser.get('/console')).body)?.[0] ?? '';
+    pages.push(['reason', history]);
+    for (const [what, body] of pages) {
+      assert.ok(body.includes(escaped(what)), `${what}: shown escaped`);
+      assert.doesNotMatch(body, /<script>alert/, `${what}: never as markup`);
+    }
+  });
+
+  test('in French: the preview written the French way, the Users page’s and keys page’s refusals in French', async () => {
+    const { partner, browser } = await signedInPartner();
+    browser.cookies.set('psl_lang', 'fr');
+    const consolePage = (await browser.get('/console')).body;
+    const breakdown = /<div class="breakdown"[^]*?<\/div>/.exec(consolePage)?.[0] ?? '';
+    assert.match(breakdown, /\d,\d\d\u202f% × \d,\d\d \([^)]*courrier/, 'French numbers and factor names');
+    assert.doesNotMatch(breakdown, /-haul|\(hour |\d\.\d\d %/, 'no English factor or number');
+    // the agreement's commission bounds, the French way (no '0.1 %' nor '10 %' with an English space)
+    assert.match(consolePage, /Commission \d+(,\d+)?\u202f% – \d+(,\d+)?\u202f%/, 'French rates');
+    assert.doesNotMatch(consolePage, /\d %/, 'no English-style percentage');
+    const csrf = csrfOf(consolePage)!;
+    const email = `${uniqueSlug('fr-twice')}@example.com`;
+    assert.equal((await browser.post('/console/users', { _csrf: csrf, email, role: 'viewer' })).statusCode, 200);
+    const twice = await browser.post('/console/users', { _csrf: csrf, email, role: 'viewer' });
+    assert.equal(twice.statusCode, 409);
+    assert.match(twice.body, new RegExp(`${email} est déjà un utilisateur\\.`));
+    assert.doesNotMatch(twice.body, /Conflit avec l’état actuel/, 'not the code’s generic sentence');
+    // the keys form: an environment not offered (a forged form) is a field error, by its label, in French
+    const keysBefore = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
+    const badEnvironment = await browser.post('/portal/keys', { _csrf: csrf, environment: 'nowhere', label: 'x' });
+    assert.equal(badEnvironment.statusCode, 422);
+    assert.match(badEnvironment.body, /Environnement\u202f: n’est pas permis/);
+    assert.doesNotMatch(badEnvironment.body, /Choose an environment|must be one of/);
+    const keysAfter = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
+    assert.equal(keysAfter.length, keysBefore.length, 'no key written');
   });
 });

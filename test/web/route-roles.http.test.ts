@@ -143,7 +143,11 @@ describe('the role of every portal and console route', () => {
   const ids = { viewer: '', key: '' };
   before(async () => {
     t = await buildTestApp({
-      env: { PARASOL_ADMIN_EMAIL: OPERATOR.email, PARASOL_ADMIN_PASSWORD: OPERATOR.password },
+      env: {
+        PARASOL_ADMIN_EMAIL: OPERATOR.email,
+        PARASOL_ADMIN_PASSWORD: OPERATOR.password,
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on', // another partner's endpoint on a local address (below)
+      },
     });
     partner = await createTestPartner(t.db);
     for (const role of ROLES) {
@@ -167,7 +171,7 @@ describe('the role of every portal and console route', () => {
    * which the invitation limits use). Sessions are left out: a request may touch its last_seen_at.
    * A row added, changed or deleted changes it.
    */
-  const writes = async () => {
+  const writes = async (partnerId = partner.id) => {
     const tables = await sql<{ table_name: string }>`
       SELECT table_name FROM information_schema.columns
       WHERE table_schema = 'public' AND column_name = 'partner_id' AND table_name <> 'web_sessions'
@@ -178,8 +182,9 @@ describe('the role of every portal and console route', () => {
         SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS d FROM ${sql.table(table)} x ${where}`.execute(t.db);
       parts.push(`${table}:${rows[0]?.d ?? ''}`);
     };
-    for (const { table_name } of tables.rows) await digest(table_name, sql`WHERE x.partner_id = ${partner.id}`);
-    await digest('partners', sql`WHERE x.id = ${partner.id}`);
+    for (const { table_name } of tables.rows) await digest(table_name, sql`WHERE x.partner_id = ${partnerId}`);
+    await digest('partners', sql`WHERE x.id = ${partnerId}`);
+    await digest('webhook_deliveries', sql`WHERE x.partner_id = ${partnerId}`);
     await digest('login_throttle', sql``);
     return parts.join(' ');
   };
@@ -192,13 +197,13 @@ describe('the role of every portal and console route', () => {
    * Asks for `route`. A refused one is asked as if to write: its ids those of rows that exist (the
    * viewer's user, the partner's key) and a form that each such route, were it allowed, would act on.
    */
-  async function ask(browser: Browser, route: string, refused = false) {
+  async function ask(browser: Browser, route: string, refused = false, csrfSent?: string | null) {
     const [method, path] = route.split(' ') as ['GET' | 'POST', string];
     let url = urlOf(path);
     if (refused && path.startsWith('/console/users/:id')) url = path.replace(':id', ids.viewer);
     if (refused && path.startsWith('/portal/keys/:id')) url = path.replace(':id', ids.key);
     if (method === 'GET') return browser.get(url);
-    const csrf = csrfOf((await browser.get('/portal/keys')).body)!;
+    const csrf = csrfSent === undefined ? csrfOf((await browser.get('/portal/keys')).body)! : csrfSent;
     const form: Record<string, string> = refused
       ? {
           email: `${uniqueSlug('refused')}@example.com`,
@@ -210,8 +215,96 @@ describe('the role of every portal and console route', () => {
           brandName: 'Refused Brand',
         }
       : {};
-    return browser.post(url, { _csrf: csrf, ...form });
+    return browser.post(url, { ...(csrf === null ? {} : { _csrf: csrf }), ...form });
   }
+
+  /** Every POST of the portal and console behind a session (sign-out included). */
+  const sessionPosts = () => routes().filter((r) => r.startsWith('POST ') && ROUTES[r] !== 'public');
+
+  test('a POST without the CSRF token, or with another session’s, is the 403 page and writes nothing', async () => {
+    // the developer's own token, valid for its session only; the admin may do everything: 403 is the token's
+    const others = csrfOf((await browsers.developer.get('/portal/keys')).body)!;
+    for (const route of sessionPosts())
+      for (const csrf of [null, others, 'x'.repeat(others.length)]) {
+        const before = await writes();
+        const response = await ask(browsers.admin, route, true, csrf);
+        assert.equal(response.statusCode, 403, `${route} with ${csrf === null ? 'no token' : 'a wrong token'}`);
+        assert.match(response.body, new RegExp(words('en').formExpired.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), route);
+        assert.equal(await writes(), before, `${route}: nothing written`);
+      }
+    assert.equal((await browsers.admin.get('/portal')).statusCode, 200, 'the session refused is still signed in');
+  });
+
+  test('an admin naming another partner’s key, user, endpoint or delivery: 404, nothing written at either partner', async () => {
+    const other = await createTestPartner(t.db);
+    const email = `${uniqueSlug('other-admin')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: other.id, email, password: PASSWORD, role: 'admin' });
+    const theirs = new Browser(t.app);
+    assert.equal((await theirs.signIn(email, PASSWORD)).statusCode, 303);
+    const theirCsrf = csrfOf((await theirs.get('/console/webhooks')).body)!;
+    const added = await theirs.post('/console/webhooks', {
+      _csrf: theirCsrf,
+      env: 'sandbox',
+      url: 'http://127.0.0.1:9/other-hooks',
+    });
+    assert.equal(added.statusCode, 201, added.body.slice(0, 300));
+    const endpoint = /action="\/console\/webhooks\/([0-9a-f-]{36})\/test"/.exec(added.body)![1]!;
+    const actionToken = /name="actionToken" value="([A-Za-z0-9_-]+)"/.exec(added.body)![1]!;
+    const tested = await theirs.post(`/console/webhooks/${endpoint}/test`, {
+      _csrf: theirCsrf,
+      env: 'sandbox',
+      actionToken,
+    });
+    assert.equal(tested.statusCode, 200);
+    const delivery = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpoint)
+      .executeTakeFirstOrThrow();
+    // ended, so that its own admin could send it again
+    await t.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', delivery.id).execute();
+    const user = await t.db
+      .selectFrom('users')
+      .select('id')
+      .where('partner_id', '=', other.id)
+      .executeTakeFirstOrThrow();
+    const key = await t.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('partner_id', '=', other.id)
+      .executeTakeFirstOrThrow();
+    const idOf = (path: string) =>
+      path.startsWith('/portal/keys/')
+        ? key.id
+        : path.startsWith('/console/users/')
+          ? user.id
+          : path.startsWith('/console/webhooks/deliveries/')
+            ? delivery.id
+            : endpoint;
+    const withIds = sessionPosts().filter((r) => r.includes(':id'));
+    assert.equal(withIds.length, 10, withIds.join(', '));
+    const csrf = csrfOf((await browsers.admin.get('/console/webhooks')).body)!;
+    // a one-time token of the admin's own page (an endpoint of its own shows its forms): only the object is foreign
+    const mine = await browsers.admin.post('/console/webhooks', {
+      _csrf: csrf,
+      env: 'sandbox',
+      url: 'http://127.0.0.1:9/own-hooks',
+    });
+    assert.equal(mine.statusCode, 201, mine.body.slice(0, 300));
+    const ownToken = /name="actionToken" value="([A-Za-z0-9_-]+)"/.exec(mine.body)![1]!;
+    for (const route of withIds) {
+      const path = route.split(' ')[1]!;
+      const before = [await writes(), await writes(other.id)];
+      const response = await browsers.admin.post(path.replace(':id', idOf(path)), {
+        _csrf: csrf,
+        env: 'sandbox',
+        role: 'viewer',
+        actionToken: ownToken,
+      });
+      assert.equal(response.statusCode, 404, `${route}: ${response.statusCode}`);
+      assert.deepEqual([await writes(), await writes(other.id)], before, `${route}: nothing written`);
+    }
+  });
 
   for (const role of ROLES) {
     test(`${role}: refused exactly the routes its role lacks, and those write nothing`, async () => {
