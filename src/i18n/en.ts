@@ -630,6 +630,7 @@ export const en = {
     invited: (email: string) => `Invitation sent to ${email}.`,
     conflicts: {
       taken: (email: string) => `A user with email ${email} already exists.`,
+      accepted: 'This user has accepted its invitation already: it can reset its password.',
       lastAdmin: 'The last admin can be neither demoted nor removed: make another user admin first.',
     },
     changeRole: 'Change the role',

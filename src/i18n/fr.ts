@@ -695,6 +695,7 @@ export const fr = {
     invited: (email: string) => `Invitation envoyée à ${email}.`,
     conflicts: {
       taken: (email: string) => `${email} est déjà un utilisateur.`,
+      accepted: 'Cet utilisateur a déjà accepté son invitation\u202f: il peut réinitialiser son mot de passe.',
       lastAdmin:
         'Le dernier administrateur ne peut être ni rétrogradé ni retiré\u202f: faites d’abord d’un autre utilisateur un administrateur.',
     },

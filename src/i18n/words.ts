@@ -641,6 +641,7 @@ export interface Words {
       /** The address is a user of the partner already (an invitation). */
       taken: (email: string) => string;
       /** The user signed in already: no invitation to send again. */
+      accepted: string;
       /** The partner's last active admin may be neither demoted nor removed. */
       lastAdmin: string;
     };

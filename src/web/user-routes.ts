@@ -66,10 +66,11 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
 
     /**
      * What each form's 409 `conflict` means, in the page's words (its use case answers one kind): an address
-     * already a user (invitation), the last admin (role, removal); another form's is the code's sentence.
+     * already a user (invitation), a user who signed in already (resend), the last admin (role, removal); another form's is the code's sentence.
      */
     const conflicts: Record<string, (words: Words['partnerUsers']['conflicts'], body: FormBody) => string> = {
       '/console/users': (words, body) => words.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
+      '/console/users/:id/resend': (words) => words.accepted,
       '/console/users/:id/role': (words) => words.lastAdmin,
       '/console/users/:id/remove': (words) => words.lastAdmin,
     };
