@@ -17,11 +17,19 @@ import {
 import { html, type SafeHtml } from '../platform/html.ts';
 import { currencyExponent, isIsoCurrency } from '../platform/money.ts';
 import { label, t } from '../i18n/index.ts';
-import { Decimal } from 'decimal.js';
 import { agreementFormValues, type AgreementFormState, type AgreementFormValues } from './agreement-form.ts';
 import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
-import { csrfField, formatDate, formatMoney, page, problemList, tableRegion, type PageContext } from './layout.ts';
+import {
+  csrfField,
+  formatDate,
+  formatMoney,
+  page,
+  problemList,
+  rateIn,
+  tableRegion,
+  type PageContext,
+} from './layout.ts';
 
 /** The operator console's partner pages (admin-routes.ts): the list, and one partner with its agreement, documents, keys and users. */
 
@@ -78,7 +86,7 @@ export function partnerPage(
   outcome: { problems?: string[]; created?: string; form?: AgreementFormState } = {},
 ): string {
   const w = t(ctx.lang);
-  const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
+  const pct = (rate: string) => rateIn(ctx.lang, rate);
   const csrf = csrfField(ctx.session!.csrfToken);
   const base = `/admin/partners/${partner.slug}`;
   const draft = !agreement || agreement.status === 'draft';
