@@ -6,6 +6,7 @@ import type { JobQueue } from '../../platform/jobs.ts';
 import type { QuietHours } from '../../platform/config.ts';
 import { clampRetryAfter } from '../../platform/retry-after.ts';
 import { messageKind } from './claim-messages.ts';
+import { MAX_SMS_ATTEMPTS } from './model.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
@@ -96,8 +97,7 @@ export const smsExists = repo.smsExists;
 
 /** How long a send may hold its message: the job's own expiry (Twilio answers within 10 s, or the adapter times out). */
 const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
-export { MAX_SMS_ATTEMPTS } from './model.ts';
-import { MAX_SMS_ATTEMPTS } from './model.ts';
+export { MAX_SMS_ATTEMPTS };
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
