@@ -340,7 +340,7 @@ describe('consoles: a save from a version another save replaced is refused, what
     const page = (await ops.get(base)).body;
     assert.match(
       page,
-      /<p id="agreement-summary">Version <span id="agreement-version">1<\/span> · Retard, Annulation, Retard et annulation · EUR · taxe 9 % · commission 0 %–30 % · indemnisation 10,00\s€–500,00\s€<\/p>/,
+      /<p id="agreement-summary">Version <span id="agreement-version">1<\/span> · Retard, Annulation, Retard et annulation · EUR · taxe 9\s% · commission 0\s%–30\s% · indemnisation 10,00\s€–500,00\s€<\/p>/,
     );
     assert.doesNotMatch(page, /· tax |· compensation /);
     assert.match(page, /Indemnisation minimale \(EUR, ex\. 10,00\)/);
