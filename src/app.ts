@@ -340,6 +340,7 @@ async function assembleApp(
     await app.register(
       twilioStatusRoutes({
         db: database.db,
+        jobs,
         twilio: { ...twilio, statusCallbackUrl: twilio.statusCallbackUrl },
         onUndelivered: tellPartnerCustomerUnreachable(jobs),
         now,

@@ -298,7 +298,11 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');
       }
       // delivery receipts that came before their message's id was recorded: applied, or forgotten after a day
-      const applied = await sweepEarlyReceipts(rt.db, rt.now(), tellPartnerCustomerUnreachable(rt.jobs));
+      // (one that re-queues its message for a passing platform failure queues its send job with it)
+      const applied = await sweepEarlyReceipts(
+        { db: rt.db, jobs: rt.jobs, onUndelivered: tellPartnerCustomerUnreachable(rt.jobs) },
+        rt.now(),
+      );
       if (applied > 0) rt.log.info({ applied }, 'early SMS delivery receipts applied');
     },
   },

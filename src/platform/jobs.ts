@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
 import { afterCommit, type Executor } from './db.ts';
@@ -82,6 +82,25 @@ export interface JobOptions {
   startAfter?: Date;
   /** A key that a 'short' queue keeps unique among its queued jobs (ignored by 'standard' queues). */
   singletonKey?: string;
+  /**
+   * The job's id (default: drawn at random). Whatever the queue's policy, a second send with the id of
+   * a job still in the queue's table (waiting, running, or done and not yet archived: 12 hours) adds
+   * nothing and answers null — pg-boss inserts with ON CONFLICT DO NOTHING. `keyedJobId` makes one
+   * from an event that may be reported twice.
+   */
+  id?: string;
+}
+
+/**
+ * A job id derived from `key` (a UUID of version 5's layout, SHA-1 of a fixed namespace and the key):
+ * the same key, the same id — a job enqueued for one event is enqueued once however often it is reported.
+ */
+export function keyedJobId(key: string): string {
+  const h = createHash('sha1').update('parasol-job:').update(key).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
 
 export interface Job<T> {
@@ -222,6 +241,7 @@ export class JobQueue<M extends object = JobPayloads> {
       ...(options.trx ? { db: executorAdapter(options.trx) } : {}),
       ...(options.startAfter ? { startAfter: options.startAfter } : {}),
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
+      ...(options.id ? { id: options.id } : {}),
     });
     if (id && !options.startAfter) await this.announce(name, options.trx);
     return id;

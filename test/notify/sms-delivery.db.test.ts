@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import {
   applyEarlyReceipts,
+  platformResendJobId,
   recordSmsDelivery,
   sweepEarlyReceipts,
   type UndeliveredSms,
 } from '../../src/notify/sms/delivery.ts';
-import { MAX_SMS_ATTEMPTS, queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import { MAX_SMS_ATTEMPTS, SMS_QUEUE_POLICY, queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
 import { twilioFailureClass } from '../../src/notify/sms/twilio.ts';
 import type { SmsProvider } from '../../src/notify/sms/sms.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
-import type { JobQueue } from '../../src/platform/jobs.ts';
-import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
+import { JobQueue } from '../../src/platform/jobs.ts';
+import { createTestPartner, eventually, openTestDatabase, testConfig } from '../helper.ts';
 
 /**
  * Delivery receipts that arrive before their message's provider id is recorded (a failure Twilio reports
@@ -65,11 +67,10 @@ test('a receipt that comes before the send records the id is kept, then applied 
 
   assert.equal(
     await recordSmsDelivery(
-      db,
+      { db, jobs, onUndelivered },
       'twilio',
       { messageSid: sid, status: 'failed', errorCode: 30003 },
       new Date(),
-      onUndelivered,
     ),
     'early',
   );
@@ -113,11 +114,21 @@ test('the sweep applies what the send could not, and forgets receipts never matc
   const sid = `SM${'2'.repeat(32)}`;
   const stranger = `SM${'3'.repeat(32)}`;
   assert.equal(
-    await recordSmsDelivery(db, 'twilio', { messageSid: sid, status: 'delivered', errorCode: null }, new Date()),
+    await recordSmsDelivery(
+      { db, jobs },
+      'twilio',
+      { messageSid: sid, status: 'delivered', errorCode: null },
+      new Date(),
+    ),
     'early',
   );
   assert.equal(
-    await recordSmsDelivery(db, 'twilio', { messageSid: stranger, status: 'sent', errorCode: null }, new Date()),
+    await recordSmsDelivery(
+      { db, jobs },
+      'twilio',
+      { messageSid: stranger, status: 'sent', errorCode: null },
+      new Date(),
+    ),
     'early',
   );
   // the send recorded the id but stopped before applying the receipts (its worker died)
@@ -128,7 +139,7 @@ test('the sweep applies what the send could not, and forgets receipts never matc
     .execute();
 
   const now = new Date();
-  assert.equal(await sweepEarlyReceipts(db, now), 1);
+  assert.equal(await sweepEarlyReceipts({ db, jobs }, now), 1);
   const row = await db
     .selectFrom('sms_messages')
     .select('delivery_status')
@@ -138,7 +149,7 @@ test('the sweep applies what the send could not, and forgets receipts never matc
   const left = async () =>
     (await db.selectFrom('sms_delivery_early').select('message_sid').execute()).map((r) => r.message_sid);
   assert.deepEqual(await left(), [stranger], "another application's receipt waits");
-  assert.equal(await sweepEarlyReceipts(db, new Date(now.getTime() + 25 * 3_600_000)), 0);
+  assert.equal(await sweepEarlyReceipts({ db, jobs }, new Date(now.getTime() + 25 * 3_600_000)), 0);
   assert.deepEqual(await left(), [], 'forgotten after a day');
 });
 
@@ -170,7 +181,12 @@ test("a carrier failure the route read as the platform's own is audited, the par
     const platformFailure =
       failure === 'platform' ? 'lasting' : failure === 'platform_temporary' ? 'temporary' : undefined;
     assert.equal(
-      await recordSmsDelivery(db, 'twilio', { messageSid: sid, status, errorCode, platformFailure }, at, onUndelivered),
+      await recordSmsDelivery(
+        { db, jobs, onUndelivered },
+        'twilio',
+        { messageSid: sid, status, errorCode, platformFailure },
+        at,
+      ),
       'recorded',
     );
     assert.equal(told.at(-1)?.smsId === smsId, tell, `${errorCode}: the partner ${tell ? '' : 'not '}told`);
@@ -215,7 +231,7 @@ test('a temporary platform failure of a message out of sends is not queued again
     .where('id', '=', used)
     .execute();
   await recordSmsDelivery(
-    db,
+    { db, jobs },
     'twilio',
     { messageSid: `SM${'u'.repeat(32)}`, status: 'failed', errorCode: 30001, platformFailure: 'temporary' },
     at,
@@ -227,7 +243,7 @@ test('a temporary platform failure of a message out of sends is not queued again
   const early = `SM${'e'.repeat(32)}`;
   assert.equal(
     await recordSmsDelivery(
-      db,
+      { db, jobs },
       'twilio',
       { messageSid: early, status: 'failed', errorCode: 30001, platformFailure: 'temporary' },
       at,
@@ -240,7 +256,15 @@ test('a temporary platform failure of a message out of sends is not queued again
     .set({ status: 'sent', provider: 'twilio', provider_message_id: early, attempts: 2 })
     .where('id', '=', smsId)
     .execute();
-  assert.equal(await applyEarlyReceipts(db, 'twilio', early, at, async (_trx, sms) => void told.push(sms)), 1);
+  assert.equal(
+    await applyEarlyReceipts(
+      { db, jobs, onUndelivered: async (_trx, sms) => void told.push(sms) },
+      'twilio',
+      early,
+      at,
+    ),
+    1,
+  );
   assert.deepEqual(told, [], 'the partner not told');
   const again = await db
     .selectFrom('sms_messages')
@@ -248,4 +272,113 @@ test('a temporary platform failure of a message out of sends is not queued again
     .where('id', '=', smsId)
     .executeTakeFirstOrThrow();
   assert.deepEqual(again, { status: 'queued', locked_until: new Date(at.getTime() + 120_000) });
+});
+
+test('a 30001 receipt queues the send job due at the end of the hold, once however often it comes; the job sends once', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { db } = handle;
+  const queue = await new JobQueue(db, { schedules: false, supervise: false, pollingIntervalSeconds: 0.5 }).start();
+  t.after(() => queue.stop({ timeoutMs: 2000 }));
+  await queue.queue('sms_send', SMS_QUEUE_POLICY);
+  const smsJobs = async (smsId: string) =>
+    (
+      await sql<{ id: string; start_after: Date; state: string }>`
+        SELECT id, start_after, state FROM pgboss.job WHERE name = 'sms_send' AND data->>'smsId' = ${smsId}`.execute(db)
+    ).rows;
+
+  // a message sent once (its first job done), then failed by the carrier for a queue overflow
+  const smsId = await queued(db, 'test:platform:resend');
+  const sid = `SM${'r'.repeat(32)}`;
+  await db
+    .updateTable('sms_messages')
+    .set({ status: 'sent', provider: 'twilio', provider_message_id: sid, attempts: 1 })
+    .where('id', '=', smsId)
+    .execute();
+  // the route's clock, ten minutes behind the database's: the hold (a minute) is over when the worker looks
+  const at = new Date(Date.now() - 10 * 60_000);
+  const report = {
+    messageSid: sid,
+    status: 'failed' as const,
+    errorCode: 30001,
+    platformFailure: 'temporary' as const,
+  };
+  assert.equal(await recordSmsDelivery({ db, jobs: queue }, 'twilio', report, at), 'recorded');
+  const held = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'locked_until'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  const holdEnd = new Date(at.getTime() + 60_000);
+  assert.deepEqual(held, { status: 'queued', locked_until: holdEnd });
+  const first = await smsJobs(smsId);
+  assert.deepEqual(
+    first.map((j) => [j.id, j.start_after.toISOString(), j.state]),
+    [[platformResendJobId(smsId, 1), holdEnd.toISOString(), 'created']],
+    'one send job, due when the hold ends',
+  );
+
+  // Twilio posts the receipt again: its message is forgotten (kept early), no second job
+  assert.equal(await recordSmsDelivery({ db, jobs: queue }, 'twilio', report, at), 'early');
+  // and a second requeue of the same failed send, were one to happen, would queue the same job id: nothing
+  assert.equal(
+    await queue.send('sms_send', { smsId }, { startAfter: holdEnd, id: platformResendJobId(smsId, 1) }),
+    null,
+  );
+  assert.equal((await smsJobs(smsId)).length, 1, 'still one send');
+
+  // the worker runs it: the message is texted once, a second job for it (the sweep's) sends nothing
+  const texts: string[] = [];
+  const counting: SmsProvider = {
+    name: 'twilio',
+    send: async (m) => {
+      texts.push(m.body);
+      return { providerMessageId: `SM${'s'.repeat(32)}`, status: 'queued' };
+    },
+  };
+  const deps = { db, keys, provider: counting, linkUselessClaimStatuses: [], jobs: queue };
+  const outcomes: string[] = [];
+  await queue.work('sms_send', async (job) => void outcomes.push(await sendQueuedSms(deps, job.data.smsId)));
+  await eventually(async () => (outcomes.length > 0 ? true : undefined));
+  assert.deepEqual(outcomes, ['sent']);
+  assert.equal(await sendQueuedSms(deps, smsId), 'skipped');
+  assert.equal(texts.length, 1, 'texted once');
+  const sent = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'attempts', 'provider_message_id'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(sent, { status: 'sent', attempts: 2, provider_message_id: `SM${'s'.repeat(32)}` });
+});
+
+test('a 30001 receipt kept early, posted twice, queues one send job when the send applies it', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { db } = handle;
+  const queue = await new JobQueue(db, { schedules: false, supervise: false }).start();
+  t.after(() => queue.stop({ timeoutMs: 2000 }));
+  await queue.queue('sms_send', SMS_QUEUE_POLICY);
+  const smsId = await queued(db, 'test:platform:early-twice');
+  const sid = `SM${'t'.repeat(32)}`;
+  const report = {
+    messageSid: sid,
+    status: 'failed' as const,
+    errorCode: 30001,
+    platformFailure: 'temporary' as const,
+  };
+  assert.equal(await recordSmsDelivery({ db, jobs: queue }, 'twilio', report, new Date()), 'early');
+  assert.equal(await recordSmsDelivery({ db, jobs: queue }, 'twilio', report, new Date()), 'early');
+  const SEND = new Date('2031-05-04T10:00:00.000Z');
+  assert.equal(
+    await sendQueuedSms(
+      { db, keys, provider: provider(sid), linkUselessClaimStatuses: [], now: () => SEND, jobs: queue },
+      smsId,
+    ),
+    'sent',
+  );
+  const jobsOf = await sql<{ id: string; start_after: Date }>`
+    SELECT id, start_after FROM pgboss.job WHERE name = 'sms_send' AND data->>'smsId' = ${smsId}`.execute(db);
+  assert.deepEqual(
+    jobsOf.rows.map((j) => [j.id, j.start_after.toISOString()]),
+    [[platformResendJobId(smsId, 1), new Date(SEND.getTime() + 60_000).toISOString()]],
+    'one send job, due a minute after the send that applied the receipt',
+  );
 });

@@ -88,7 +88,12 @@ test('a retry after Twilio accepted the message but its answer was lost texts th
   const first = fake.messages[0]!;
   // its status callback comes before the platform knows the sid: kept
   assert.equal(
-    await recordSmsDelivery(db, 'twilio', { messageSid: first.sid, status: 'delivered', errorCode: null }, new Date()),
+    await recordSmsDelivery(
+      { db, jobs },
+      'twilio',
+      { messageSid: first.sid, status: 'delivered', errorCode: null },
+      new Date(),
+    ),
     'early',
   );
 

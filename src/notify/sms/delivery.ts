@@ -1,6 +1,7 @@
 import { audit } from '../../platform/audit.ts';
 import type { Environment } from '../../platform/db-schema.ts';
-import type { Db, Executor } from '../../platform/db.ts';
+import { transaction, type Db, type Executor } from '../../platform/db.ts';
+import { keyedJobId, type JobQueue } from '../../platform/jobs.ts';
 import { messageKind } from './claim-messages.ts';
 import { MAX_SMS_ATTEMPTS, SMS_DELIVERY_STATUSES, type SmsDeliveryStatus } from './model.ts';
 import * as repo from './sms-repo.ts';
@@ -15,7 +16,8 @@ import * as repo from './sms-repo.ts';
  * `twilioFailureClass`), which would make every customer look unreachable: audited
  * (`platformFailure: true`) for the operator, the partner not told; a `temporary` one (Twilio's queue
  * overflow) queues the message again (`requeueSentSms`, back-off `platformRetryDelayMs`) while it has
- * sends left (MAX_SMS_ATTEMPTS). This file knows no provider's codes.
+ * sends left (MAX_SMS_ATTEMPTS), with its `sms_send` job due at the hold's end in the same transaction
+ * (`queuePlatformResend`; the `sms_requeue` sweep stays the fallback). This file knows no provider's codes.
  */
 
 export interface SmsDeliveryReport {
@@ -63,6 +65,40 @@ export interface UndeliveredSms {
 /** Called in the transaction that records the failure (e.g. the claims domain tells the partner). */
 export type OnUndelivered = (trx: Executor, sms: UndeliveredSms) => Promise<void>;
 
+/** What recording a receipt needs: the database, the job queue (a resend's job), who is told of an undelivered message. */
+export interface SmsDeliveryDeps {
+  db: Db;
+  /**
+   * Queues the `sms_send` job of a message queued again for a passing platform failure, due at its
+   * hold's end. Undefined (a test, a caller without a queue): the `sms_requeue` sweep sends it, 30 to 40
+   * minutes after it was written.
+   */
+  jobs: JobQueue | undefined;
+  onUndelivered?: OnUndelivered | undefined;
+}
+
+/**
+ * The send job of a message queued again after a passing platform failure: due at the hold's end, in
+ * the transaction of the requeue (a crash loses neither or both). Its id is the message's and the
+ * attempt's (`keyedJobId`): the same failure recorded twice queues one job — and the send takes the
+ * message under a lease, only while it is queued, so a second job finds it sent and skips it.
+ */
+async function queuePlatformResend(
+  trx: Executor,
+  jobs: JobQueue | undefined,
+  smsId: string,
+  attempts: number,
+  startAfter: Date,
+): Promise<void> {
+  if (!jobs) return;
+  await jobs.send('sms_send', { smsId }, { trx, startAfter, id: platformResendJobId(smsId, attempts) });
+}
+
+/** The id of the send job queued when the send numbered `attempts` of a message failed for a passing platform reason. */
+export function platformResendJobId(smsId: string, attempts: number): string {
+  return keyedJobId(`sms_send:platform-resend:${smsId}:${attempts}`);
+}
+
 /** How far along a message is; a report only ever moves it forward. Final states share a rank: the first wins. */
 const RANK: Record<SmsDeliveryStatus, number> = {
   accepted: 1,
@@ -90,14 +126,13 @@ export function isSmsDeliveryStatus(value: string): value is SmsDeliveryStatus {
  * the answer and sent it again under a new id, is forgotten after a day).
  */
 export async function recordSmsDelivery(
-  db: Db,
+  deps: SmsDeliveryDeps,
   provider: string,
   report: SmsDeliveryReport,
   at: Date,
-  onUndelivered?: OnUndelivered,
 ): Promise<'recorded' | 'stale' | 'early'> {
-  return db.transaction().execute(async (trx) => {
-    const outcome = await applyReport(trx, provider, report, at, onUndelivered);
+  return transaction(deps.db, async (trx) => {
+    const outcome = await applyReport(trx, deps, provider, report, at);
     if (outcome !== 'unknown') return outcome;
     await repo.keepEarlyReceipt(trx, provider, report);
     return 'early';
@@ -110,22 +145,21 @@ export async function recordSmsDelivery(
  * by the `sms_requeue` sweep for any the send could not apply. Answers how many were applied.
  */
 export async function applyEarlyReceipts(
-  db: Db,
+  deps: SmsDeliveryDeps,
   provider: string,
   messageSid: string,
   at: Date,
-  onUndelivered?: OnUndelivered,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return transaction(deps.db, async (trx) => {
     let applied = 0;
     for (const r of await repo.takeEarlyReceipts(trx, provider, messageSid))
       if (
         (await applyReport(
           trx,
+          deps,
           provider,
           { messageSid, status: r.status, errorCode: r.error, platformFailure: r.platform_failure ?? undefined },
           at,
-          onUndelivered,
         )) === 'recorded'
       )
         applied += 1;
@@ -134,20 +168,20 @@ export async function applyEarlyReceipts(
 }
 
 /** The sweep of early receipts: applies those whose message is known now, forgets those older than a day. */
-export async function sweepEarlyReceipts(db: Db, now: Date, onUndelivered?: OnUndelivered): Promise<number> {
+export async function sweepEarlyReceipts(deps: SmsDeliveryDeps, now: Date): Promise<number> {
   let applied = 0;
-  for (const m of await repo.matchedEarlyReceipts(db))
-    applied += await applyEarlyReceipts(db, m.provider, m.message_sid, now, onUndelivered);
-  await repo.purgeEarlyReceipts(db, new Date(now.getTime() - 86_400_000));
+  for (const m of await repo.matchedEarlyReceipts(deps.db))
+    applied += await applyEarlyReceipts(deps, m.provider, m.message_sid, now);
+  await repo.purgeEarlyReceipts(deps.db, new Date(now.getTime() - 86_400_000));
   return applied;
 }
 
 async function applyReport(
   trx: Executor,
+  deps: Pick<SmsDeliveryDeps, 'jobs' | 'onUndelivered'>,
   provider: string,
   report: SmsDeliveryReport,
   at: Date,
-  onUndelivered?: OnUndelivered,
 ): Promise<'recorded' | 'stale' | 'unknown'> {
   const before = SMS_DELIVERY_STATUSES.filter((s) => RANK[s] < RANK[report.status]);
   const row = await repo.recordDelivery(trx, provider, report, before);
@@ -155,13 +189,16 @@ async function applyReport(
   if (report.status === 'undelivered' || report.status === 'failed') {
     const platformFailure = report.platformFailure !== undefined;
     // a passing failure of the platform's (a queue overflow): sent again, with back-off, while sends are left
+    const holdUntil = new Date(at.getTime() + platformRetryDelayMs(Number(row.attempts)));
     const requeued =
       report.platformFailure === 'temporary' &&
       (await repo.requeueSentSms(trx, row.id, {
         error: `carrier failure ${report.errorCode ?? ''} of the platform's, passing: queued again`,
-        holdUntil: new Date(at.getTime() + platformRetryDelayMs(Number(row.attempts))),
+        holdUntil,
         maxAttempts: MAX_SMS_ATTEMPTS,
       }));
+    // its send at the hold's end, not at the sweep's next pass (30 to 40 minutes for a claim's link)
+    if (requeued) await queuePlatformResend(trx, deps.jobs, row.id, Number(row.attempts), holdUntil);
     const sms: UndeliveredSms = {
       smsId: row.id,
       claimId: row.claim_id,
@@ -185,11 +222,11 @@ async function applyReport(
         status: report.status,
         providerCode: report.errorCode,
         kind: sms.kind,
-        ...(platformFailure ? { platformFailure } : {}),
+        ...(platformFailure ? { platformFailure, failureClass: report.platformFailure } : {}),
         ...(requeued ? { queuedAgain: true } : {}),
       },
     });
-    if (!platformFailure) await onUndelivered?.(trx, sms);
+    if (!platformFailure) await deps.onUndelivered?.(trx, sms);
   }
   return 'recorded';
 }

@@ -127,8 +127,9 @@ export async function sendQueuedSms(
     linkUselessClaimStatuses: readonly string[];
     now?: () => Date;
     /**
-     * To defer a send by the provider's Retry-After (SmsDeferred), or a held one to the morning; without
-     * it the job throws for the queue's back-off, and a held message waits for the `sms_requeue` sweep.
+     * To defer a send by the provider's Retry-After (SmsDeferred), or a held one to the morning, and to
+     * queue the resend of a message an early receipt re-queues (`applyEarlyReceipts`); without it the job
+     * throws for the queue's back-off, and a held or re-queued message waits for the `sms_requeue` sweep.
      */
     jobs?: JobQueue | undefined;
     /** The customer's night, when a reminder or an expiry notice waits (config.smsQuietHours); absent: any hour. */
@@ -231,8 +232,14 @@ export async function sendQueuedSms(
     throw error;
   }
   // receipts Twilio sent before the id was recorded (a failure reported at once); the sweep retries them
+  // (one that re-queues it for a passing platform failure queues its next send job with it)
   if (providerMessageId)
-    await applyEarlyReceipts(deps.db, deps.provider.name, providerMessageId, now, deps.onUndelivered);
+    await applyEarlyReceipts(
+      { db: deps.db, jobs: deps.jobs, onUndelivered: deps.onUndelivered },
+      deps.provider.name,
+      providerMessageId,
+      now,
+    );
   return 'sent';
 }
 

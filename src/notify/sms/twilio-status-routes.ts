@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TwilioConfig } from '../../platform/config.ts';
 import type { Db } from '../../platform/db.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
 import { DomainError } from '../../platform/errors.ts';
 import { smsDeliveriesTotal } from '../../platform/metrics.ts';
 import { isSmsDeliveryStatus, recordSmsDelivery, type OnUndelivered } from './delivery.ts';
@@ -20,6 +21,8 @@ import { twilioFailureClass } from './twilio.ts';
  */
 export function twilioStatusRoutes(deps: {
   db: Db;
+  /** A message re-queued for a passing platform failure (30001) gets its send job, due at the hold's end. */
+  jobs: JobQueue;
   twilio: TwilioConfig & { statusCallbackUrl: string };
   onUndelivered?: OnUndelivered;
   /** The application's clock: when a receipt was learnt (the `claim.customer_unreachable` event's time). */
@@ -55,11 +58,10 @@ export function twilioStatusRoutes(deps: {
       // the claim, for the operator (never the phone nor the name): read first, a resend forgets the sid
       const claim = platformFailure ? await claimOfProviderMessage(deps.db, 'twilio', sid) : undefined;
       const outcome = await recordSmsDelivery(
-        deps.db,
+        { db: deps.db, jobs: deps.jobs, onUndelivered: deps.onUndelivered },
         'twilio',
         { messageSid: sid, status, errorCode, platformFailure },
         deps.now(),
-        deps.onUndelivered,
       );
       smsDeliveriesTotal.inc({ status, outcome });
       if (platformFailure && (outcome === 'recorded' || outcome === 'early')) {
@@ -68,7 +70,7 @@ export function twilioStatusRoutes(deps: {
         request.log.error(
           { messageSid: sid, status, errorCode, outcome, platformFailure, ...claim },
           platformFailure === 'temporary'
-            ? 'sms undelivered for a passing reason of the platform (Twilio queue overflow): sent again while sends are left, the partner is not told'
+            ? 'sms undelivered for a passing reason of the platform (Twilio queue overflow): sent again at the end of its back-off while sends are left, the partner is not told'
             : 'sms undelivered for a reason of the platform (Twilio account, sender or content): the partner is not told',
         );
       } else request.log.info({ messageSid: sid, status, errorCode, outcome }, 'sms delivery receipt');
