@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { SmsRejectedError, SmsRetryableError, type SmsMessage } from '../../src/notify/sms/sms.ts';
-import { TwilioSmsProvider, type TwilioOptions } from '../../src/notify/sms/twilio.ts';
+import { TwilioSmsProvider, twilioFailureClass, type TwilioOptions } from '../../src/notify/sms/twilio.ts';
 import { parseRetryAfter } from '../../src/platform/retry-after.ts';
 import {
   ACCOUNT_SID,
@@ -545,3 +545,18 @@ async function closedPort(): Promise<number> {
   if (!address || typeof address === 'string') throw new Error('no port');
   return address.port;
 }
+
+describe("twilioFailureClass: the 300xx codes of Twilio's OpenAPI document (reference/twilio), and those it does not define", () => {
+  // the document lists two carrier codes, in its examples: 30004 "Message blocked", 30007 "Carrier violation"
+  it('30004 (message blocked: by the recipient or their carrier) is the recipient refusing', () => {
+    assert.equal(twilioFailureClass(30004), 'recipient_refused');
+  });
+  it("30007 (carrier violation: filtered as spam or for its content) is the platform's, lasting", () => {
+    assert.equal(twilioFailureClass(30007), 'platform');
+  });
+  // not defined by the reference: left to the default (the platform's, lasting; the operator resends)
+  for (const code of [30018, 30023, 30027])
+    it(`${code}, not in the reference, is left to the default: the platform's`, () => {
+      assert.equal(twilioFailureClass(code), 'platform');
+    });
+});

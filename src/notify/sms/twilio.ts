@@ -54,6 +54,9 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
  *   account suspended, 30007 filtered, 30010 price over MaxPrice, 30022 US A2P 10DLC rate limit
  *   exceeded, 30024 numeric sender id not provisioned, 30032 toll-free sender not verified, 30034 US
  *   sender not registered.
+ * The carrier codes Twilio's OpenAPI document names (docs reference, `twilio_api_v2010.json`): 30004
+ * "Message blocked" and 30007 "Carrier violation", classed above; it defines no other 300xx code —
+ * 30018, 30023, 30027 among them are left to the default.
  * **Any other code, or none, is `platform`** (the one default): a failure the platform cannot
  * attribute never blames the customer nor tells the partner they are unreachable; it is logged as an
  * error and audited (`platformFailure`) for the operator, who resends from the claim desk.
