@@ -20,6 +20,7 @@ import { DEFAULT_RATE_LIMITS } from '../platform/config.ts';
 import { riskVersionCommands } from './risk-versions-commands.ts';
 import { usersCommands } from './users-commands.ts';
 import { emailsCommands } from './emails-commands.ts';
+import { smsCommands } from './sms-commands.ts';
 import { policiesCommands } from './policies-commands.ts';
 import { webhooksCommands } from './webhooks-commands.ts';
 
@@ -144,6 +145,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   keysCommands(kit);
   usersCommands(kit);
   emailsCommands(kit);
+  smsCommands(kit);
   dbCommands(kit);
   claimsCommands(kit);
   payoutsCommands(kit);

@@ -47,6 +47,7 @@ export {
 } from './sms/delivery.ts';
 export { isTwilioSignature } from './sms/twilio-signature.ts';
 export { twilioStatusRoutes } from './sms/twilio-status-routes.ts';
+export { smsPlatformFailures, type SmsPlatformFailure } from './sms/platform-failures.ts';
 export { claimMessages, maskPhone, messageKind, messageStatusText, type ClaimMessage } from './sms/claim-messages.ts';
 export {
   EMAIL_QUEUE_POLICY,

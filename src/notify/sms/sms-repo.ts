@@ -379,3 +379,50 @@ export async function purgeEarlyReceipts(db: Executor, receivedBefore: Date): Pr
     .execute();
   return rows.length;
 }
+
+/**
+ * The failures of the platform's side, newest first: a carrier failure a receipt read as the
+ * platform's (`sms_undelivered` audited `platformFailure`), a send the provider refused for the
+ * platform's credentials, sender or content (`sms_rejected`, reason `rejected` or `unauthorized`), a
+ * message given up still queued a day on (`given_up`) — never the customer's number. Each with its
+ * message's state now and its claim (the phone sealed).
+ */
+export async function listPlatformFailures(
+  db: Executor,
+  o: { since?: Date | undefined; partnerId?: string | undefined; limit: number },
+) {
+  const result = await sql<{
+    audit_id: string;
+    at: Date;
+    action: string;
+    data: Record<string, unknown>;
+    sms_id: string;
+    idempotency_key: string;
+    provider: string | null;
+    status: string;
+    attempts: number;
+    last_error: string | null;
+    delivery_status: string | null;
+    delivery_error: number | null;
+    to_enc: string;
+    claim_id: string | null;
+    claim_number: string | null;
+    partner_slug: string;
+    environment: string;
+  }>`
+    SELECT a.id AS audit_id, a.at, a.action, a.data, m.id AS sms_id, m.idempotency_key, m.provider, m.status,
+           m.attempts, m.last_error, m.delivery_status, m.delivery_error, m.to_enc, m.claim_id, cl.claim_number,
+           p.slug AS partner_slug, m.environment
+    FROM audit_log a
+    JOIN sms_messages m ON m.id::text = a.entity_id
+    JOIN partners p ON p.id = m.partner_id
+    LEFT JOIN claims cl ON cl.id = m.claim_id
+    WHERE a.entity = 'sms'
+      AND ((a.action = 'sms_undelivered' AND a.data->>'platformFailure' = 'true')
+        OR (a.action = 'sms_rejected' AND a.data->>'reason' IN ('rejected', 'unauthorized', 'given_up')))
+      AND (${o.since ?? null}::timestamptz IS NULL OR a.at >= ${o.since ?? null}::timestamptz)
+      AND (${o.partnerId ?? null}::uuid IS NULL OR m.partner_id = ${o.partnerId ?? null}::uuid)
+    ORDER BY a.at DESC, a.id DESC
+    LIMIT ${o.limit}`.execute(db);
+  return result.rows;
+}

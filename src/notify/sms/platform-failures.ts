@@ -1,0 +1,77 @@
+import { decrypt, type EncryptionKeys } from '../../platform/crypto.ts';
+import type { Executor } from '../../platform/db.ts';
+import { maskPhone, messageKind, messageStatusText } from './claim-messages.ts';
+import { listPlatformFailures } from './sms-repo.ts';
+import { twilioFailureClass } from './twilio.ts';
+
+/**
+ * The SMS that failed on the platform's side, not the customer's number (docs/OPERATOR.md, "The SMS
+ * provider fails"): for `parasol sms failures`. Read from the audit log, newest first.
+ */
+export interface SmsPlatformFailure {
+  at: Date;
+  claimId: string | null;
+  claimNumber: string | null;
+  partner: string;
+  environment: string;
+  /** What the message was (opened, reminder, paid, …). */
+  kind: string;
+  /** `receipt` (the carrier failed it, by a delivery receipt), `send` (the provider refused it), `given_up` (queued a day, never sent). */
+  event: 'receipt' | 'send' | 'given_up';
+  /** The provider's error code (Twilio's), when it gave one. */
+  providerCode: number | null;
+  /** Twilio's class of the code (`twilioFailureClass`): `platform_temporary` or `platform`; `unauthorized` (credentials); null for a message given up. */
+  failureClass: 'platform_temporary' | 'platform' | 'unauthorized' | null;
+  /** What the platform did then: `requeued` (sent again after a back-off) or `given_up` (left to the operator). */
+  outcome: 'requeued' | 'given_up';
+  /** Sends of the message so far (at most MAX_SMS_ATTEMPTS). */
+  attempts: number;
+  /** The message's status now, as the claim page shows it (`sent → delivered`, `queued`, `rejected: …`). */
+  now: string;
+  /** The number it went to, masked (`+33 •••• 78`): never in clear. */
+  to: string;
+}
+
+export async function smsPlatformFailures(
+  db: Executor,
+  key: EncryptionKeys,
+  filter: { since?: Date | undefined; partnerId?: string | undefined; limit: number },
+): Promise<SmsPlatformFailure[]> {
+  const rows = await listPlatformFailures(db, filter);
+  return rows.map((r) => {
+    const data = r.data;
+    const code = typeof data.providerCode === 'number' ? data.providerCode : null;
+    const given = r.action === 'sms_rejected' && data.reason === 'given_up';
+    const event = r.action === 'sms_undelivered' ? 'receipt' : given ? 'given_up' : 'send';
+    return {
+      at: r.at,
+      claimId: r.claim_id,
+      claimNumber: r.claim_number,
+      partner: r.partner_slug,
+      environment: r.environment,
+      kind: messageKind(r.idempotency_key),
+      event,
+      providerCode: code,
+      failureClass: given
+        ? null
+        : data.reason === 'unauthorized'
+          ? 'unauthorized'
+          : // audited since receipts name it; before, read from the code
+            data.failureClass === 'temporary'
+            ? 'platform_temporary'
+            : data.failureClass === 'lasting'
+              ? 'platform'
+              : twilioFailureClass(code) === 'platform_temporary'
+                ? 'platform_temporary'
+                : 'platform',
+      outcome: data.queuedAgain === true ? 'requeued' : 'given_up',
+      attempts: Number(r.attempts),
+      now: messageStatusText({
+        status: r.status,
+        lastError: r.last_error,
+        delivery: r.delivery_status ? { status: r.delivery_status, errorCode: r.delivery_error } : null,
+      }),
+      to: maskPhone(decrypt(key, r.to_enc)),
+    } satisfies SmsPlatformFailure;
+  });
+}
