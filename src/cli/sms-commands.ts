@@ -1,4 +1,5 @@
 import { requirePartner } from '../partners/index.ts';
+import { parseInstant } from '../reference/index.ts';
 import { smsPlatformFailures } from '../notify/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { limitOf, table, when, type CommandKit } from './kit.ts';
@@ -20,16 +21,30 @@ export function smsCommands(kit: CommandKit): void {
     "List the SMS that failed on the platform's side, newest first: a carrier failure of the platform's (re-queued when passing, 30001), a send the provider refused for the platform's credentials, sender or content, a message given up still queued a day on — never a customer's number (the claim desk's claim.customer_unreachable covers those)",
     'parasol sms failures --partner acme-air --since 2026-11-28T08:00:00Z',
   )
-    .option('--since <iso>', 'only failures at or after this time (ISO 8601, e.g. 2026-11-28T08:00:00Z)')
+    .option(
+      '--since <iso>',
+      'only failures at or after this instant (ISO 8601 with its offset, e.g. 2026-11-28T08:00:00Z)',
+    )
     .option('--partner <slug-or-id>', 'only this partner (its slug or id; an unknown one is refused)')
     .option('--limit <n>', 'at most this many (default 50)')
     .action(
       run(async (options: { since?: string; partner?: string; limit?: string }) => {
-        const since = options.since === undefined ? undefined : new Date(options.since);
-        if (since && (Number.isNaN(since.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(options.since ?? '')))
-          throw new DomainError('validation_failed', '--since must be an ISO 8601 time, e.g. 2026-11-28T08:00:00Z.', {
-            errors: [{ field: '/since', code: 'invalid_format', message: 'an ISO 8601 time' }],
-          });
+        // with its offset, read as the stop-sales' are: no server-local time, no 30 February read as 2 March
+        const since = options.since === undefined ? undefined : parseInstant(options.since);
+        if (options.since !== undefined && !since)
+          throw new DomainError(
+            'validation_failed',
+            '--since must be an ISO 8601 instant with its offset, e.g. 2026-11-28T08:00:00Z.',
+            {
+              errors: [
+                {
+                  field: '/since',
+                  code: 'invalid_format',
+                  message: 'must be an ISO 8601 instant with its offset (-12:00 to +14:00), such as 2026-11-28T08:00Z',
+                },
+              ],
+            },
+          );
         const partnerId = options.partner === undefined ? undefined : (await requirePartner(db, options.partner)).id;
         const limit = limitOf(options.limit, 50);
         const failures = await smsPlatformFailures(db, services().keys.encryption, { since, partnerId, limit });
