@@ -385,7 +385,9 @@ export async function purgeEarlyReceipts(db: Executor, receivedBefore: Date): Pr
  * platform's (`sms_undelivered` audited `platformFailure`), a send the provider refused for the
  * platform's credentials, sender or content (`sms_rejected`, reason `rejected` or `unauthorized`), a
  * message given up still queued a day on (`given_up`) — never the customer's number. Each with its
- * message's state now and its claim (the phone sealed).
+ * message's state now and its claim (the phone sealed). Read from the partial index of those audit
+ * rows by time (audit_log_sms_failures, migration 0096): its predicate is repeated in the WHERE, and
+ * --since is a plain bound on `at`, so the planner enters the index there and stops at the limit.
  */
 export async function listPlatformFailures(
   db: Executor,
@@ -414,14 +416,14 @@ export async function listPlatformFailures(
            m.attempts, m.last_error, m.delivery_status, m.delivery_error, m.to_enc, m.claim_id, cl.claim_number,
            p.slug AS partner_slug, m.environment
     FROM audit_log a
-    JOIN sms_messages m ON m.id::text = a.entity_id
+    JOIN sms_messages m ON m.id = a.entity_id::uuid
     JOIN partners p ON p.id = m.partner_id
     LEFT JOIN claims cl ON cl.id = m.claim_id
-    WHERE a.entity = 'sms'
+    WHERE a.entity = 'sms' AND a.action IN ('sms_undelivered', 'sms_rejected')
       AND ((a.action = 'sms_undelivered' AND a.data->>'platformFailure' = 'true')
         OR (a.action = 'sms_rejected' AND a.data->>'reason' IN ('rejected', 'unauthorized', 'given_up')))
-      AND (${o.since ?? null}::timestamptz IS NULL OR a.at >= ${o.since ?? null}::timestamptz)
-      AND (${o.partnerId ?? null}::uuid IS NULL OR m.partner_id = ${o.partnerId ?? null}::uuid)
+      ${o.since ? sql`AND a.at >= ${o.since}` : sql``}
+      ${o.partnerId ? sql`AND m.partner_id = ${o.partnerId}` : sql``}
     ORDER BY a.at DESC, a.id DESC
     LIMIT ${o.limit}`.execute(db);
   return result.rows;
