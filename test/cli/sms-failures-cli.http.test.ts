@@ -96,8 +96,10 @@ describe('parasol sms failures', () => {
       f.attempts,
       f.now,
     ];
+    // the database may hold other tests' failures: this test's partners' only
+    const ours = failures.filter((f) => f.partner === partner.slug || f.partner === other.slug);
     assert.deepEqual(
-      failures.map(pick).sort((a, b) => String(a[3]).localeCompare(String(b[3]))),
+      ours.map(pick).sort((a, b) => String(a[3]).localeCompare(String(b[3]))),
       [
         [null, other.slug, 'send', 21606, 'platform', 'given_up', 1, 'rejected: twilio: HTTP 400 (Twilio 21606)'],
         [
@@ -114,7 +116,7 @@ describe('parasol sms failures', () => {
       ],
     );
     assert.ok(
-      failures.every((f) => f.to === '+33 •••• 78'),
+      ours.every((f) => f.to === '+33 •••• 78'),
       'the number masked',
     );
     assert.ok(!listed.out.includes(PHONE) && !listed.out.includes('612345678'), 'never the number in clear');
@@ -136,5 +138,86 @@ describe('parasol sms failures', () => {
     const bad = await runCliOn(t, ['sms', 'failures', '--since', 'yesterday']);
     assert.equal(bad.code, 1);
     assert.match(bad.err, /--since/);
+  });
+
+  it('refuses a --since without its offset, or on a day that does not exist, with the problem code', async () => {
+    // without an offset it would be read in the server's own zone; 30 February would be read as 2 March
+    for (const since of ['2026-11-28T08:00:00', '2026-11-28', '2026-02-30T08:00:00Z', '2026-11-28T24:00Z']) {
+      const refused = await runCliOn(t, ['--json', 'sms', 'failures', '--since', since]);
+      assert.equal(refused.code, 1, since);
+      assert.equal(refused.out, '', since);
+      const { error } = JSON.parse(refused.err) as {
+        error: { code: string; errors: { field: string; code: string; option: string }[] };
+      };
+      assert.equal(error.code, 'validation_failed', since);
+      assert.deepEqual(
+        error.errors.map((e) => [e.option, e.code]),
+        [['--since', 'invalid_format']],
+        since,
+      );
+    }
+    // with its offset: taken, at that instant
+    const offset = await runCliOn(t, ['--json', 'sms', 'failures', '--since', '2099-01-01T08:00:00+01:00']);
+    assert.equal(offset.code, 0, offset.err);
+    assert.deepEqual(JSON.parse(offset.out), { failures: [] });
+  });
+
+  it("classes a failure audited before receipts named its class by Twilio's code only for a Twilio message", async () => {
+    const partner = await createTestPartner(t.db);
+    const keys = t.app.parasol.keys;
+    /** An old receipt's audit row (no failureClass) of a production message carried by `provider`. */
+    const oldReceipt = async (word: string, provider: string, minute: number, data: Record<string, unknown>) => {
+      const key = `test:${partner.id}:${word}`;
+      await transaction(t.db, (trx) =>
+        queueSms(
+          trx,
+          { jobs, keys },
+          {
+            idempotencyKey: key,
+            partnerId: partner.id,
+            environment: 'production',
+            claimId: null,
+            to: PHONE,
+            body: 'A message',
+          },
+        ),
+      );
+      const { id } = await t.db
+        .updateTable('sms_messages')
+        .set({ status: 'sent', provider, provider_message_id: `${provider}-${word}`, attempts: 1 })
+        .where('idempotency_key', '=', key)
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await t.db
+        .insertInto('audit_log')
+        .values({
+          at: new Date(Date.UTC(2031, 5, 1, 10, minute)),
+          actor: 'system',
+          partner_id: partner.id,
+          environment: 'production',
+          entity: 'sms',
+          entity_id: id,
+          action: 'sms_undelivered',
+          data: JSON.stringify({ status: 'undelivered', providerCode: 30001, platformFailure: true, ...data }),
+        })
+        .execute();
+    };
+    // 30001 is Twilio's queue overflow (passing); another provider's 30001 means nothing to Parasol
+    await oldReceipt('twilio', 'twilio', 1, {});
+    await oldReceipt('other-lasting', 'acme-sms', 2, {});
+    await oldReceipt('other-requeued', 'acme-sms', 3, { queuedAgain: true });
+
+    const listed = await runCliOn(t, ['--json', 'sms', 'failures', '--partner', partner.slug]);
+    assert.equal(listed.code, 0, listed.err);
+    const { failures } = JSON.parse(listed.out) as { failures: Record<string, unknown>[] };
+    // newest first
+    assert.deepEqual(
+      failures.map((f) => [f.at, f.failureClass, f.outcome]),
+      [
+        ['2031-06-01T10:03:00.000Z', 'platform_temporary', 'requeued'],
+        ['2031-06-01T10:02:00.000Z', 'platform', 'given_up'],
+        ['2031-06-01T10:01:00.000Z', 'platform_temporary', 'given_up'],
+      ],
+    );
   });
 });

@@ -20,7 +20,11 @@ export interface SmsPlatformFailure {
   event: 'receipt' | 'send' | 'given_up';
   /** The provider's error code (Twilio's), when it gave one. */
   providerCode: number | null;
-  /** Twilio's class of the code (`twilioFailureClass`): `platform_temporary` or `platform`; `unauthorized` (credentials); null for a message given up. */
+  /**
+   * `platform_temporary` or `platform` (as the receipt's route classed it; on a row audited before
+   * receipts named it, by Twilio's code for a Twilio message, else by whether it was queued again);
+   * `unauthorized` (credentials); null for a message given up.
+   */
   failureClass: 'platform_temporary' | 'platform' | 'unauthorized' | null;
   /** What the platform did then: `requeued` (sent again after a back-off) or `given_up` (left to the operator). */
   outcome: 'requeued' | 'given_up';
@@ -30,6 +34,21 @@ export interface SmsPlatformFailure {
   now: string;
   /** The number it went to, masked (`+33 •••• 78`): never in clear. */
   to: string;
+}
+
+/**
+ * The class of a platform failure audited before receipts named it: by Twilio's code for a message
+ * Twilio carried (the one provider whose codes Parasol classes); for another provider's, whether the
+ * platform queued it again (it did only for a passing failure).
+ */
+function unnamedClass(
+  provider: string | null,
+  code: number | null,
+  queuedAgain: boolean,
+): 'platform_temporary' | 'platform' {
+  if (provider === 'twilio')
+    return twilioFailureClass(code) === 'platform_temporary' ? 'platform_temporary' : 'platform';
+  return queuedAgain ? 'platform_temporary' : 'platform';
 }
 
 export async function smsPlatformFailures(
@@ -56,14 +75,12 @@ export async function smsPlatformFailures(
         ? null
         : data.reason === 'unauthorized'
           ? 'unauthorized'
-          : // audited since receipts name it; before, read from the code
+          : // audited since receipts name it; before, read from the row itself
             data.failureClass === 'temporary'
             ? 'platform_temporary'
             : data.failureClass === 'lasting'
               ? 'platform'
-              : twilioFailureClass(code) === 'platform_temporary'
-                ? 'platform_temporary'
-                : 'platform',
+              : unnamedClass(r.provider, code, data.queuedAgain === true),
       outcome: data.queuedAgain === true ? 'requeued' : 'given_up',
       attempts: Number(r.attempts),
       now: messageStatusText({
