@@ -79,9 +79,10 @@ export interface SmsDeliveryDeps {
 
 /**
  * The send job of a message queued again after a passing platform failure: due at the hold's end, in
- * the transaction of the requeue (a crash loses neither or both). Its id is the message's and the
- * attempt's (`keyedJobId`): the same failure recorded twice queues one job — and the send takes the
- * message under a lease, only while it is queued, so a second job finds it sent and skips it.
+ * the transaction of the requeue (a crash loses neither or both). One receipt queues one job: an early
+ * receipt is taken by one transaction (`takeEarlyReceipts`), and the requeue acts only on a `sent`
+ * message. Its id, the message's and the attempt's (`keyedJobId`), is a second guard — and the send
+ * takes the message under a lease, only while it is queued, so a second job finds it sent and skips it.
  */
 async function queuePlatformResend(
   trx: Executor,
