@@ -23,7 +23,8 @@ import { listPartnerClaims, readPartnerClaim } from './list-claims.ts';
 import { readContract, searchContracts } from './read-contracts.ts';
 import { reportFlightEvent, reportFlightEventAsOperator } from './report-flight-event.ts';
 import { listSandboxMessages } from './sandbox-messages.ts';
-import { issueQuote, simulatePrice } from './price-quote.ts';
+import { issueQuote, simulatePrice, type Quote } from './price-quote.ts';
+import { quoteBody } from './quote-body.ts';
 import {
   CANCEL_DESCRIPTION,
   CHANGE_CONTACT_DESCRIPTION,
@@ -84,7 +85,16 @@ export function flightDelayRoutes(
           }),
         },
       },
-      handler: (request) => issueQuote(deps, callerOf(request), request.body),
+      handler: (request, reply) => {
+        // The body leaves serialised (quote-body.ts: the template's bytes cached, the same output); a
+        // string with a JSON content type is sent as it is, not serialised again.
+        const body = (quote: Quote): Quote => {
+          reply.type('application/json; charset=utf-8');
+          return quoteBody(quote, (q) => reply.serialize(q) as string) as unknown as Quote;
+        };
+        const quote = issueQuote(deps, callerOf(request), request.body);
+        return quote instanceof Promise ? quote.then(body) : body(quote);
+      },
     });
 
     app.post('/getPrice/simulate', {
