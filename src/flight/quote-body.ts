@@ -1,3 +1,4 @@
+import { Memo } from '../platform/memo.ts';
 import type { Quote } from './price-quote.ts';
 
 /**
@@ -9,9 +10,17 @@ import type { Quote } from './price-quote.ts';
  * serializer's own output around the two strings.
  *
  * The parts are found by serialising the quote once with two sentinels in place of the varying
- * strings. They are reused only while every other field of the quote is the very value (===) they
- * were serialised from; anything else serialises the quote afresh.
+ * strings. They are reused only for a quote whose every other field is the very value (===) they were
+ * serialised from; any other quote is serialised afresh (and its parts not kept).
+ *
+ * Memory: the parts of at most BODIES templates are kept (their own bound, the oldest dropped first,
+ * whatever the template memo of price-quote.ts holds). The three parts are slices of the one
+ * serialised text, which they keep alive (copying them would save only the two sentinels): an entry
+ * costs about one body, ~9.5 kB of text for a return trip (twice that in memory if it holds a
+ * character beyond Latin-1), so about 19 MB for a full memo, plus the quote it was cut from, whose
+ * view is the template's own (docs/BENCHMARKS.md).
  */
+const BODIES = 2_000;
 const REFERENCE_SENTINEL = 'parasol-quote-body-reference-4f1c9a';
 const EXPIRES_SENTINEL = 'parasol-quote-body-expires-4f1c9a';
 
@@ -25,8 +34,11 @@ interface Parts {
   tail: string;
 }
 
-/** Keyed by the template's breakdown array, shared by every quote of one template (dropped with it). */
-const partsByTemplate = new WeakMap<object, Parts | null>();
+/**
+ * Keyed by the template's breakdown array, shared by every quote of one template; `null` for a
+ * template whose serialisation gave no parts (served in full each time).
+ */
+const partsByTemplate = new Memo<Parts | null, object>(BODIES);
 
 function split(quote: Quote, serialize: (quote: Quote) => string): Parts | null {
   const text = serialize({ ...quote, quoteReference: REFERENCE_SENTINEL, expiresAt: EXPIRES_SENTINEL });
@@ -62,13 +74,8 @@ function sameView(parts: Parts, quote: Quote): boolean {
  * response serializer (`reply.serialize`), called only when the template's parts are not cached.
  */
 export function quoteBody(quote: Quote, serialize: (quote: Quote) => string): string {
-  const key = quote.breakdown;
-  let parts = partsByTemplate.get(key);
-  if (parts === undefined || (parts !== null && !sameView(parts, quote))) {
-    parts = split(quote, serialize);
-    partsByTemplate.set(key, parts);
-  }
-  if (parts === null) return serialize(quote);
+  const parts = partsByTemplate.get(quote.breakdown, () => split(quote, serialize));
+  if (parts === null || !sameView(parts, quote)) return serialize(quote);
   return (
     parts.head + JSON.stringify(quote.quoteReference) + parts.middle + JSON.stringify(quote.expiresAt) + parts.tail
   );

@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
@@ -88,12 +89,21 @@ export function flightDelayRoutes(
       handler: (request, reply) => {
         // The body leaves serialised (quote-body.ts: the template's bytes cached, the same output); a
         // string with a JSON content type is sent as it is, not serialised again.
-        const body = (quote: Quote): Quote => {
-          reply.type('application/json; charset=utf-8');
-          return quoteBody(quote, (q) => reply.serialize(q) as string) as unknown as Quote;
+        // Fastify's typed reply sends only the unserialised answer, so the string goes through the
+        // untyped reply; Quote is still checked against the schema's type, where it is serialised.
+        const untyped: FastifyReply = reply;
+        const send = (quote: Quote): void => {
+          const body = quoteBody(quote, (q) => reply.serialize(q satisfies Static<typeof S.QuoteResponse>) as string);
+          untyped.type('application/json; charset=utf-8').send(body);
         };
         const quote = issueQuote(deps, callerOf(request), request.body);
-        return quote instanceof Promise ? quote.then(body) : body(quote);
+        if (!(quote instanceof Promise)) return send(quote);
+        // sent from a promise: it settles once the answer is written (a reply is thenable), so that
+        // Fastify, seeing it settle with nothing, does not send a second time
+        return quote.then(async (q) => {
+          send(q);
+          await untyped;
+        });
       },
     });
 

@@ -98,20 +98,24 @@ export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
 }
 
 /**
- * Whether findUnsafeText would report anything in `value`: the same walk without building pointers
+ * Whether findUnsafeText would report anything in `value`: the same walk (to the same depth) without building pointers
  * or closures, so that a clean request (nearly all of them) costs only its strings' regex tests.
  */
-export function hasUnsafeText(node: unknown, depth = 0): boolean {
+export function hasUnsafeText(value: unknown): boolean {
+  return unsafeWithin(value, 0);
+}
+
+function unsafeWithin(node: unknown, depth: number): boolean {
   if (typeof node === 'string') return UNSAFE.test(node);
   if (node === null || typeof node !== 'object') return false;
   if (depth >= MAX_DEPTH) return true;
   if (Array.isArray(node)) {
-    for (const item of node) if (hasUnsafeText(item, depth + 1)) return true;
+    for (const item of node) if (unsafeWithin(item, depth + 1)) return true;
     return false;
   }
   for (const key in node) {
     if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
-    if (UNSAFE.test(key) || hasUnsafeText((node as Record<string, unknown>)[key], depth + 1)) return true;
+    if (UNSAFE.test(key) || unsafeWithin((node as Record<string, unknown>)[key], depth + 1)) return true;
   }
   return false;
 }
