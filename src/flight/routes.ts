@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
@@ -23,7 +24,8 @@ import { listPartnerClaims, readPartnerClaim } from './list-claims.ts';
 import { readContract, searchContracts } from './read-contracts.ts';
 import { reportFlightEvent, reportFlightEventAsOperator } from './report-flight-event.ts';
 import { listSandboxMessages } from './sandbox-messages.ts';
-import { issueQuote, simulatePrice } from './price-quote.ts';
+import { issueQuote, simulatePrice, type Quote } from './price-quote.ts';
+import { quoteBody } from './quote-body.ts';
 import {
   CANCEL_DESCRIPTION,
   CHANGE_CONTACT_DESCRIPTION,
@@ -84,7 +86,25 @@ export function flightDelayRoutes(
           }),
         },
       },
-      handler: (request) => issueQuote(deps, callerOf(request), request.body),
+      handler: (request, reply) => {
+        // The body leaves serialised (quote-body.ts: the template's bytes cached, the same output); a
+        // string with a JSON content type is sent as it is, not serialised again.
+        // Fastify's typed reply sends only the unserialised answer, so the string goes through the
+        // untyped reply; Quote is still checked against the schema's type, where it is serialised.
+        const untyped: FastifyReply = reply;
+        const send = (quote: Quote): void => {
+          const body = quoteBody(quote, (q) => reply.serialize(q satisfies Static<typeof S.QuoteResponse>) as string);
+          untyped.type('application/json; charset=utf-8').send(body);
+        };
+        const quote = issueQuote(deps, callerOf(request), request.body);
+        if (!(quote instanceof Promise)) return send(quote);
+        // sent from a promise: it settles once the answer is written (a reply is thenable), so that
+        // Fastify, seeing it settle with nothing, does not send a second time
+        return quote.then(async (q) => {
+          send(q);
+          await untyped;
+        });
+      },
     });
 
     app.post('/getPrice/simulate', {

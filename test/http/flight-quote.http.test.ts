@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fastJsonStringify from 'fast-json-stringify';
 import { DateTime } from 'luxon';
+import { QuoteResponse } from '../../src/flight/schemas.ts';
 import { createApiKey } from '../../src/partners/api-keys.ts';
 import { revokeApiKey } from '../../src/partners/api-keys.ts';
 import {
@@ -50,6 +52,39 @@ describe('Flight Delay API — quotes', () => {
     assert.equal(q.configurationVersion, 1);
     const expires = new Date(q.expiresAt).getTime();
     assert.ok(expires > Date.now() && expires <= Date.now() + 24 * 3600_000 + 1000, 'expires within 24 h');
+  });
+
+  it('answers every field of the quote, the same bytes for each quote of a trip but its reference', async () => {
+    // the body is served from the trip's cached serialisation (quote-body.ts): it must stay the
+    // schema's full answer, and the quotes after the first must differ from it only by their id
+    const request = trip(31, { returnTrip: true, additionalPassengers: 1 });
+    const inject = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `${FLIGHT}/getPrice`,
+        payload: request,
+        headers: { 'content-type': 'application/json', ...partner.auth },
+      });
+    // the route schema's own serializer (fast-json-stringify, as Fastify compiles it): a cached body
+    // must be exactly what it writes for the data the body holds
+    const serialize = fastJsonStringify(QuoteResponse);
+    const [first, second, third] = [await inject(), await inject(), await inject()];
+    for (const [index, res] of [first, second, third].entries()) {
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+      const body = JSON.parse(res.body) as Record<string, unknown>;
+      assert.deepEqual(Object.keys(body), Object.keys(QuoteResponse.properties));
+      assert.equal(serialize(body), res.body, `answer ${index + 1}: the schema serializer's output for its own data`);
+      for (const [key, value] of Object.entries(body)) assert.notEqual(value, undefined, key);
+    }
+    const parsed = [first, second, third].map(
+      (r) => JSON.parse(r.body) as { quoteReference: string; expiresAt: string },
+    );
+    assert.notEqual(parsed[0]!.quoteReference, parsed[1]!.quoteReference);
+    const withoutReference = (text: string, q: { quoteReference: string; expiresAt: string }) =>
+      text.replace(q.quoteReference, '').replace(q.expiresAt, '');
+    assert.equal(withoutReference(second.body, parsed[1]!), withoutReference(first.body, parsed[0]!));
+    assert.equal(withoutReference(third.body, parsed[2]!), withoutReference(first.body, parsed[0]!));
   });
 
   it('reads departure times as local time at the departure airport', async () => {
