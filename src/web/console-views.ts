@@ -26,6 +26,7 @@ import {
   formatDate,
   formatMoney,
   formatShortDate,
+  dayTime,
   mayChange,
   page,
   percentIn,
@@ -363,7 +364,7 @@ function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimVi
     w.claimsTitle,
     html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened} (UTC)</th><th scope="col">${w.paid} (UTC)</th></tr></thead><tbody>${claims.map(
       (c) =>
-        html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
+        html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${dayTime(c.departureDate, ctx.lang)}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${dayTime(c.openedAt, ctx.lang)}</td><td>${dayTime(c.paidAt, ctx.lang)}</td></tr>`,
     )}</tbody></table>`,
   );
 }
@@ -506,7 +507,7 @@ ${refused ? html`<p class="alert" role="alert">${w.periodRefused}</p>` : ''}
 <div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : percentIn(ctx.lang, d.cancellationRate, 1)}</strong></div>
 </div>
 <section class="card"><h2>${period}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
-<details><summary>${w.day} / ${w.count}</summary>${tableRegion(`${w.day} / ${w.count}`, html`<table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table>`)}</details></section>
+<details><summary>${w.day} / ${w.count}</summary>${tableRegion(`${w.day} / ${w.count}`, html`<table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${dayTime(day, ctx.lang)}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table>`)}</details></section>
 <div class="split">
 <section class="card"><h2>${w.claimsByStatus}</h2><div class="chart"><canvas data-chart="chart-status" role="img" aria-label="${w.claimsByStatus}"></canvas></div>${chartData('chart-status', statusSpec)}
 ${tableRegion(w.claimsByStatus, html`<table id="claims-by-status"><thead><tr><th scope="col">${w.status}</th><th scope="col">${w.count}</th><th scope="col">${w.amount}</th></tr></thead><tbody>${d.claimsByStatus.map((s) => html`<tr><td>${w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status}</td><td>${s.count}</td><td>${s.amounts.map((a, i) => html`${i ? html`<br>` : ''}${fmt(a.amount, a.currency)}`)}</td></tr>`)}</tbody></table>`)}</section>

@@ -170,6 +170,27 @@ export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
       }) + ' UTC'
     : never;
 
+/**
+ * A calendar date ('YYYY-MM-DD', or an instant's UTC day) as the page's language writes it: '28 Nov 2026'
+ * (en), '28 nov. 2026' (fr). The ISO text stays where a machine reads it (date inputs, data-* attributes,
+ * downloads, `<time datetime>`: `dayTime` wraps one); a text that is not such a date is shown as it is.
+ */
+export const formatDay = (day: string | Date | null | undefined, lang: Lang, never = ''): string => {
+  if (day === null || day === undefined || day === '') return never;
+  const iso = typeof day === 'string' ? day.slice(0, 10) : day.toISOString().slice(0, 10);
+  if (!/^\d{4}-\d\d-\d\d$/.test(iso)) return String(day);
+  const date = new Date(`${iso}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return String(day);
+  return date.toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+};
+
+/** A calendar date for a person (`formatDay`) in a `<time>` whose `datetime` keeps the ISO date for machines. */
+export const dayTime = (day: string | Date | null | undefined, lang: Lang, never = ''): SafeHtml | string => {
+  if (day === null || day === undefined || day === '') return never;
+  const iso = typeof day === 'string' ? day.slice(0, 10) : day.toISOString().slice(0, 10);
+  return html`<time datetime="${iso}">${formatDay(day, lang, never)}</time>`;
+};
+
 /** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
 export const formatShortDate = (d: Date | null, never: string): string =>
   d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;
