@@ -97,8 +97,9 @@ export function partnerPage(
   const w = t(ctx.lang);
   const keyForm = outcome.keyForm;
   const keyErrors = keyForm?.errors ?? {};
-  const envError = fieldError('k-env', keyErrors.environment, true);
-  const keyLabelError = fieldError('k-label', keyErrors.label, keyErrors.environment === undefined);
+  // the error summary above the form takes the focus (errorSummary's autofocus): the fields do not
+  const envError = fieldError('k-env', keyErrors.environment);
+  const keyLabelError = fieldError('k-label', keyErrors.label);
   const pct = (rate: string) => rateIn(ctx.lang, rate);
   const csrf = csrfField(ctx.session!.csrfToken);
   const base = `/admin/partners/${partner.slug}`;

@@ -226,7 +226,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               if (/^[A-Z]{3}$/.test(values.currency)) values.boundsCurrency = values.currency;
               return sendPage(
                 reply,
-                error.code === 'agreement_changed' ? 409 : 422,
+                error.status === 409 ? 409 : 422,
                 partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
                   problems,
                   form: { kind, values },
@@ -277,7 +277,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         } catch (error) {
           return sendPage(
             reply,
-            error instanceof DomainError && error.code === 'agreement_changed' ? 409 : 422,
+            error instanceof DomainError && error.status === 409 ? 409 : 422,
             partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
               problems: problemsOf(error, request, '/admin/partners/:slug/sign'),
             }),
@@ -301,7 +301,9 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           if (!(ENVIRONMENTS as readonly string[]).includes(environment))
             throw new DomainError('validation_failed', 'Choose an environment.', {
               errors: [
-                { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` },
+                environment
+                  ? { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` }
+                  : { field: '/environment', code: 'required', message: 'is required' },
               ],
             });
           const created = await createApiKey(deps.db, actor(request), {
@@ -322,20 +324,27 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           const lang = langOf(request);
           const w = t(lang);
           const labels = { environment: w.environment, label: w.label };
+          // the form's own fields' errors under them, what was chosen and typed kept; any other error (another
+          // field's, one of no field) said above the page
           const fields = error.code === 'validation_failed' ? (error.extra.errors ?? []) : [];
+          const own = fields.filter((e) => e.field === '/environment' || e.field === '/label');
+          const others = fields.filter((e) => !own.includes(e));
           const errors = Object.fromEntries(
-            fields.map((e) => [e.field.replace(/^\//, ''), fieldErrorText(e, lang, labels)]),
+            own.map((e) => [e.field.replace(/^\//, ''), fieldErrorText(e, lang, labels)]),
           ) as KeyFormState['errors'];
+          const problems =
+            fields.length === 0
+              ? problemLines(error, lang, labels)
+              : others.length
+                ? problemLines(new DomainError(error.code, error.detail, { errors: others }), lang, labels)
+                : undefined;
           return sendPage(
             reply,
             422,
-            partnerPage(
-              contextOf(request, 'admin'),
-              await loadPartnerView(deps, partner),
-              fields.length
-                ? { keyForm: { environment, label, errors } }
-                : { problems: problemLines(error, lang, labels) },
-            ),
+            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+              ...(fields.length ? { keyForm: { environment, label, errors } } : {}),
+              ...(problems ? { problems } : {}),
+            }),
           );
         }
       });

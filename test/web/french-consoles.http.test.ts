@@ -153,6 +153,17 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         ),
         sign.body,
       );
+      // an amendment of an agreement never signed: a conflict (409), the amendment form's own sentence
+      const unsigned = await ops.post(`${draftBase}/amend`, amend(shown, '400', 'no signed version'));
+      assert.equal(unsigned.statusCode, 409);
+      assert.ok(
+        unsigned.body.includes(
+          lang === 'en'
+            ? 'Only a signed agreement is amended: sign the draft first.'
+            : 'Seul un accord signé peut recevoir un avenant\u202f: signez d’abord le projet.',
+        ),
+        unsigned.body,
+      );
       if (lang === 'fr') assert.doesNotMatch(second.body + taken.body + twice.body, /Conflit avec l’état actuel/);
     }
   });
@@ -163,22 +174,25 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
     const base = `/admin/partners/${partner.slug}`;
     const csrf = csrfOf((await ops.get(base)).body)!;
     const before = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
-    for (const form of [{ label: 'ma clé' }, { environment: 'nowhere', label: 'ma clé' }] as Record<string, string>[]) {
+    for (const [form, text] of [
+      [{ label: 'ma clé' }, 'est obligatoire'],
+      [{ environment: 'nowhere', label: 'ma clé' }, 'n’est pas permis'],
+    ] as [Record<string, string>, string][]) {
       const refused = await ops.post(`${base}/keys`, { _csrf: csrf, ...form });
       assert.equal(refused.statusCode, 422);
       assert.match(refused.body, /<h1>Test Partner/, 'the partner page, not an error page');
       assert.match(
         refused.body,
-        /<select id="k-env" name="environment" aria-invalid="true" aria-describedby="k-env-error" autofocus>/,
+        /<select id="k-env" name="environment" aria-invalid="true" aria-describedby="k-env-error">/,
       );
-      assert.match(refused.body, /<p class="error" id="k-env-error">n’est pas permis<\/p>/);
-      assert.match(
-        refused.body,
-        /<a href="#k-env">Environnement\u202f: n’est pas permis<\/a>/,
+      assert.equal(refused.body.match(/\bautofocus\b/g)?.length, 1, 'one focus: the error summary');
+      assert.ok(refused.body.includes(`<p class="error" id="k-env-error">${text}</p>`), refused.body);
+      assert.ok(
+        refused.body.includes(`<a href="#k-env">Environnement\u202f: ${text}</a>`),
         'the summary names the label',
       );
       assert.match(refused.body, /id="k-label" name="label" maxlength="100" value="ma clé"/, 'what was typed is kept');
-      assert.doesNotMatch(refused.body, /Choose an environment|must be one of|environment\s*:/);
+      assert.doesNotMatch(refused.body, /Choose an environment|must be one of|is required|environment\s*:/);
     }
     const after = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
     assert.equal(after.length, before.length, 'no key written');
