@@ -24,9 +24,11 @@ import {
   errorSummary,
   fieldError,
   formatDate,
+  formatDay,
   formatMoney,
   formatShortDate,
   dayTime,
+  localDateTime,
   mayChange,
   page,
   percentIn,
@@ -343,11 +345,11 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <h2>${w.coverage}</h2>
 <p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${label(ctx.lang, w.formulas.cancellation)} ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
 <h2>${w.legs}</h2>
-${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>`)}
+${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${localDateTime(l.departureLocal, ctx.lang)}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>`)}
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>
-${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
+${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f, i) => html`${i ? ' · ' : ''}${f.flightNumber} ${f.departureAirport} ${localDateTime(f.departureDateTime, ctx.lang)}`)}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
     : ''
 }
 <h2>${w.claimsTitle}</h2>
@@ -429,11 +431,12 @@ export function dashboardPage(
 ): string {
   const w = t(ctx.lang);
   const errors = refused?.errors ?? {};
-  const period = d.chosen ? `${d.days[0]} – ${d.days.at(-1)}` : w.last30;
+  const period = d.chosen ? `${formatDay(d.days[0], ctx.lang)} – ${formatDay(d.days.at(-1), ctx.lang)}` : w.last30;
   const lineSpec = {
     type: 'line',
     data: {
-      labels: d.days,
+      // the category axis shows the labels as they are: the days as the page's language writes them
+      labels: d.days.map((day) => formatDay(day, ctx.lang)),
       datasets: [
         { label: w.quotesSeries, data: d.series.quotes, borderColor: '#6b7280', backgroundColor: '#6b7280' },
         {

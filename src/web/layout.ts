@@ -191,6 +191,27 @@ export const dayTime = (day: string | Date | null | undefined, lang: Lang, never
   return html`<time datetime="${iso}">${formatDay(day, lang, never)}</time>`;
 };
 
+/**
+ * A local date and time ('YYYY-MM-DDTHH:mm', a flight's departure at its airport) as the page's language writes
+ * it: '3 Dec 2026, 10:30' (en), '3 déc. 2026, 10:30' (fr). No time zone conversion and none named: it is the
+ * airport's own clock, as the ticket says. A text that is not such a date and time is shown as it is.
+ */
+export const formatLocalDateTime = (local: string, lang: Lang): string => {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(local);
+  if (!m) return local;
+  const date = new Date(`${m[1]}T${m[2]}:00Z`);
+  if (Number.isNaN(date.getTime())) return local;
+  return date.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC', // the digits as they are: the local time read as UTC is written unchanged
+  });
+};
+
+/** A local date and time for a person (`formatLocalDateTime`) in a `<time>` keeping the ISO text for machines. */
+export const localDateTime = (local: string, lang: Lang): SafeHtml =>
+  html`<time datetime="${local}">${formatLocalDateTime(local, lang)}</time>`;
+
 /** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
 export const formatShortDate = (d: Date | null, never: string): string =>
   d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;

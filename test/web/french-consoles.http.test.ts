@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { insertMissingWatches } from '../../src/monitoring/watches-repo.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { buildTestApp, cancelledFlightClaim, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
@@ -61,6 +62,50 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         new RegExp(`>${c.departureDate}<|AF7301 ${c.departureDate}`),
         'no ISO date for a person',
       );
+    }
+  });
+
+  test('the operator’s flights and claim page, the partner’s contract and dashboard write dates in the page’s language', async () => {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('fr-days')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const { c, claimNumber } = await cancelledFlightClaim(t, partner, partner.auth, { flightNumber: 'AF7302' });
+    const today = new Date().toISOString().slice(0, 10);
+    // the flight watched (as the planner does for an active contract's flight): /admin/flights lists it
+    await insertMissingWatches(t.db, {
+      flight: { environment: 'sandbox', flightNumbers: ['AF7302'], departureDate: c.departureDate },
+    });
+    const user = new Browser(t.app);
+    assert.equal((await user.signIn(email, PASSWORD)).statusCode, 303);
+    for (const [lang, months] of [
+      ['fr', FR_MONTHS],
+      ['en', EN_MONTHS],
+    ] as const) {
+      const ops = await operator(lang);
+      const departure = dayIn(c.departureDate, months);
+      const flights = (await ops.get('/admin/flights')).body;
+      assert.match(flights, new RegExp(`AF7302</td><td>CDG ${escape(departure)} \\(`), `${lang}: /admin/flights`);
+      const claim = (await ops.get(`/admin/claims/${claimNumber}`)).body;
+      assert.ok(
+        claim.includes(`AF7302 <time datetime="${c.departureDate}">${departure}</time>`),
+        `${lang}: the operator's claim page`,
+      );
+      await user.get(`/lang/${lang}?next=/console`);
+      // the contract's legs: the departure's local date and time, no time zone named (the airport's clock)
+      const contract = (await user.get(`/console/contracts/${c.contractNumber}?env=sandbox`)).body;
+      assert.match(
+        contract,
+        new RegExp(`CDG <time datetime="${c.departureDate}T(\\d\\d:\\d\\d)">${escape(departure)}, \\1</time>`),
+        `${lang}: the contract's legs`,
+      );
+      const dashboard = (await user.get('/console/dashboard?env=sandbox')).body;
+      const day = dayIn(today, months);
+      assert.ok(dashboard.includes(`<td><time datetime="${today}">${day}</time></td>`), `${lang}: the day table`);
+      const chart = /<script type="application\/json" id="chart-activity">(.*?)<\/script>/s.exec(dashboard);
+      assert.ok(chart, 'the chart’s data');
+      const labels = (JSON.parse(chart[1]!) as { data: { labels: string[] } }).data.labels;
+      assert.equal(labels.at(-1), day, `${lang}: the chart’s days as the page writes them`);
+      assert.ok(!labels.includes(today), 'no ISO day on the chart');
     }
   });
 
