@@ -215,6 +215,8 @@ export const en = {
     signReplaced: (replaced: string) =>
       `The agreement changed since the form was opened (${replaced}): nothing was signed — the draft this page showed was replaced.`,
     notSigned: 'Only a signed agreement is amended: sign the draft first.',
+    documentsNoAgreement:
+      'This partner has no agreement yet: save its terms (the draft) first, then attach its documents.',
     slugTaken: (slug: string) => `A partner has the identifier “${slug}” already: choose another.`,
     emailTaken: (email: string) => `The address ${email} has a Parasol account already (one account per address).`,
   },

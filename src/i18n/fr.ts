@@ -270,6 +270,8 @@ export const fr = {
     signReplaced: (replaced: string) =>
       `L’accord a changé depuis l’ouverture de la page (${replaced})\u202f: rien n’a été signé — le projet que cette page montrait a été remplacé.`,
     notSigned: 'Seul un accord signé peut recevoir un avenant\u202f: signez d’abord le projet.',
+    documentsNoAgreement:
+      'Ce partenaire n’a pas encore d’accord\u202f: enregistrez d’abord ses conditions (le projet), puis joignez ses documents.',
     slugTaken: (slug: string) =>
       `Un partenaire a déjà l’identifiant «\u202f${slug}\u202f»\u202f: choisissez-en un autre.`,
     emailTaken: (email: string) => `L’adresse ${email} a déjà un compte Parasol (un compte par adresse).`,

@@ -249,6 +249,8 @@ export interface Words {
     signReplaced: (replaced: string) => string;
     /** The amendment form, on an agreement not signed (nothing to amend). */
     notSigned: string;
+    /** The documents form, on a partner without an agreement yet (the documents belong to its terms). */
+    documentsNoAgreement: string;
     /** A new partner, with an identifier (slug) another partner has. */
     slugTaken: (slug: string) => string;
     /** A new portal user, with an address that has an account already. */

@@ -81,7 +81,8 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       /**
        * What each operator form's conflict answer means, in the page's words (web-kit.ts `conflictLine`, as
        * the partner console's Users page): an identifier or an address taken, an amendment of an agreement
-       * not signed, and — a save from an agreement's revision another save replaced — what was replaced.
+       * not signed, and — a save from an agreement's revision another save replaced — what was replaced. (The
+       * documents form's own sentence, for a partner without an agreement, is in `problemsOf`.)
        */
       const replacedOf = (w: Words, error: DomainError) => {
         const current = /^v(\d+)$/.exec(String(error.extra.currentRevision ?? ''));
@@ -96,11 +97,18 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         '/admin/partners/:slug/users': (w, body) =>
           w.adminConflicts.emailTaken(field(body, 'email', WHOLE).trim().toLowerCase()),
       };
-      /** A refusal's lines: the form's conflict sentence, else the error's (problemLines). */
+      /**
+       * A refusal's lines: the form's conflict sentence, else the error's (problemLines) — but the documents
+       * form's `agreement_missing`, whose sentence is the partner's ("the insurer sets it first"): the operator
+       * is the one who sets it.
+       */
       const problemsOf = (error: unknown, request: FastifyRequest, route: string): string[] => {
         if (!(error instanceof DomainError)) throw error;
         const lang = langOf(request);
-        const conflict = conflictLine(error, lang, route, conflicts, request.body as FormBody | undefined);
+        const conflict =
+          route === '/admin/partners/:slug/documents' && error.code === 'agreement_missing'
+            ? t(lang).adminConflicts.documentsNoAgreement
+            : conflictLine(error, lang, route, conflicts, request.body as FormBody | undefined);
         return conflict !== undefined ? [conflict] : problemLines(error, lang);
       };
 

@@ -127,6 +127,35 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         ),
         taken.body,
       );
+      // documents for a new partner, without an agreement yet: the operator's sentence, not the partner's
+      const bare = uniqueSlug(`bare-${lang}`);
+      assert.equal((await ops.post('/admin/partners', { _csrf: csrf, slug: bare, name: 'Bare' })).statusCode, 303);
+      const sha = (c: string) => c.repeat(64);
+      const documents = await ops.post(`/admin/partners/${bare}/documents`, {
+        _csrf: csrf,
+        ipidUrl: 'https://insurer.example/ipid-7.pdf',
+        ipidVersion: 'IPID-7',
+        ipidSha256: sha('a'),
+        termsUrl: 'https://insurer.example/cg-4.pdf',
+        termsVersion: 'CG-4',
+        termsSha256: sha('b'),
+        insurerName: 'Assureur Exemple SA',
+        insurerRegistration: 'SA, RCS Paris 123 456 789',
+        insurerAddress: '1 rue Exemple, 75001 Paris',
+        insurerRegulator: 'ACPR',
+        complaintsEmail: 'reclamations@insurer.example',
+        complaintsUrl: '',
+      });
+      assert.equal(documents.statusCode, 409);
+      assert.ok(
+        documents.body.includes(
+          lang === 'en'
+            ? 'This partner has no agreement yet: save its terms (the draft) first, then attach its documents.'
+            : 'Ce partenaire n’a pas encore d’accord\u202f: enregistrez d’abord ses conditions (le projet), puis joignez ses documents.',
+        ),
+        documents.body,
+      );
+      assert.doesNotMatch(documents.body, /l’assureur le fixe d’abord|the insurer sets it first/);
       // a portal user with an address that has an account
       const userEmail = `${uniqueSlug(`taken-${lang}`)}@example.com`;
       const user = { _csrf: csrf, email: userEmail, password: 'a password of ten', role: 'viewer' };
