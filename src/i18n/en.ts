@@ -205,6 +205,21 @@ export const en = {
   amountInCurrency: (currency: string, decimals: number, example: string) =>
     `must be an amount in ${currency} (not in cents) with at most ${decimals} decimal${decimals === 1 ? '' : 's'}, such as ${example}`,
   agreementFormKept: 'Your entries are kept in the form, not saved.',
+  adminConflicts: {
+    latestVersion: (version: number) => `version ${version} is the latest`,
+    draftSavedAgain: 'its draft was saved again',
+    draftReplaced: (replaced: string) =>
+      `The agreement changed since the form was opened (${replaced}): nothing was saved — the draft this form was opened on was replaced.`,
+    amendReplaced: (replaced: string) =>
+      `The agreement changed since the form was opened (${replaced}): nothing was saved — the version this amendment was written against was replaced.`,
+    signReplaced: (replaced: string) =>
+      `The agreement changed since the form was opened (${replaced}): nothing was signed — the draft this page showed was replaced.`,
+    notSigned: 'Only a signed agreement is amended: sign the draft first.',
+    documentsNoAgreement:
+      'This partner has no agreement yet: save its terms (the draft) first, then attach its documents.',
+    slugTaken: (slug: string) => `A partner has the identifier “${slug}” already: choose another.`,
+    emailTaken: (email: string) => `The address ${email} has a Parasol account already (one account per address).`,
+  },
   agreementSummary: (a) =>
     `${a.formulas} · ${a.currency} · tax ${a.tax} · commission ${a.commission} · compensation ${a.compensation}`,
   subscriptions: 'Subscriptions',

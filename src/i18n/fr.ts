@@ -260,6 +260,22 @@ export const fr = {
   amountInCurrency: (currency: string, decimals: number, example: string) =>
     `doit être un montant en ${currency} (pas en centimes) avec au plus ${decimals} décimale${decimals > 1 ? 's' : ''}, par exemple ${example}`,
   agreementFormKept: 'Vos saisies sont conservées dans le formulaire, sans être enregistrées.',
+  adminConflicts: {
+    latestVersion: (version: number) => `la version ${version} est la dernière`,
+    draftSavedAgain: 'son projet a été enregistré à nouveau',
+    draftReplaced: (replaced: string) =>
+      `L’accord a changé depuis l’ouverture du formulaire (${replaced})\u202f: rien n’a été enregistré — le projet sur lequel ce formulaire a été ouvert a été remplacé.`,
+    amendReplaced: (replaced: string) =>
+      `L’accord a changé depuis l’ouverture du formulaire (${replaced})\u202f: rien n’a été enregistré — la version que cet avenant modifiait a été remplacée.`,
+    signReplaced: (replaced: string) =>
+      `L’accord a changé depuis l’ouverture de la page (${replaced})\u202f: rien n’a été signé — le projet que cette page montrait a été remplacé.`,
+    notSigned: 'Seul un accord signé peut recevoir un avenant\u202f: signez d’abord le projet.',
+    documentsNoAgreement:
+      'Ce partenaire n’a pas encore d’accord\u202f: enregistrez d’abord ses conditions (le projet), puis joignez ses documents.',
+    slugTaken: (slug: string) =>
+      `Un partenaire a déjà l’identifiant «\u202f${slug}\u202f»\u202f: choisissez-en un autre.`,
+    emailTaken: (email: string) => `L’adresse ${email} a déjà un compte Parasol (un compte par adresse).`,
+  },
   agreementSummary: (a) =>
     `${a.formulas} · ${a.currency} · taxe ${a.tax} · commission ${a.commission} · indemnisation ${a.compensation}`,
   subscriptions: 'Abonnements',

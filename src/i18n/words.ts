@@ -233,6 +233,29 @@ export interface Words {
   amountInCurrency: (currency: string, decimals: number, example: string) => string;
   /** The operator's agreement forms, saved from a state another save replaced: what the user typed is kept. */
   agreementFormKept: string;
+  /**
+   * The operator console's conflict answers (409 `conflict`, `agreement_changed`), one sentence per form
+   * (web-kit.ts `conflictLine`): what the save met, or what replaced the state its form was opened on.
+   */
+  adminConflicts: {
+    /** What replaced the agreement: a signed version (the latest), or its draft saved again. */
+    latestVersion: (version: number) => string;
+    draftSavedAgain: string;
+    /** The draft's terms form, opened on a draft another save replaced. */
+    draftReplaced: (replaced: string) => string;
+    /** The amendment form, opened on a version another amendment (or signature) replaced. */
+    amendReplaced: (replaced: string) => string;
+    /** The sign button, on a page that showed a draft another save replaced. */
+    signReplaced: (replaced: string) => string;
+    /** The amendment form, on an agreement not signed (nothing to amend). */
+    notSigned: string;
+    /** The documents form, on a partner without an agreement yet (the documents belong to its terms). */
+    documentsNoAgreement: string;
+    /** A new partner, with an identifier (slug) another partner has. */
+    slugTaken: (slug: string) => string;
+    /** A new portal user, with an address that has an account already. */
+    emailTaken: (email: string) => string;
+  };
   /** The terms of an agreement in one line (the operator's partner page). */
   agreementSummary: (a: {
     formulas: string;

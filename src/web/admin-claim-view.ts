@@ -8,6 +8,7 @@ import type { LeftOutCode } from '../platform/db-schema.ts';
 import { evidenceList } from './claim-evidence.ts';
 import {
   csrfField,
+  dayTime,
   formatDate,
   formatMoney,
   formatShortDate,
@@ -114,7 +115,7 @@ ${notice.done ? html`<p role="status" id="desk-status">${notice.done === 'done' 
 <dt>${w.agreementVersions.soldUnder}</dt><dd id="claim-agreement-version">${c.agreement_version ?? w.agreementVersions.unsignedDraft}</dd>
 <dt>${w.status}</dt><dd id="claim-status">${w.claimStatus[c.status] ?? c.status}</dd>
 <dt>${d.event}</dt><dd>${c.reason} (${c.event}${c.delay_minutes !== null ? `, ${c.delay_minutes} min` : ''})</dd>
-<dt>${w.flight}</dt><dd>${c.flight_number}${c.operating_flight_number ? ` (${c.operating_flight_number})` : ''} ${c.departure_date}</dd>
+<dt>${w.flight}</dt><dd>${c.flight_number}${c.operating_flight_number ? ` (${c.operating_flight_number})` : ''} ${dayTime(c.departure_date, ctx.lang)}</dd>
 <dt>${d.compensation}</dt><dd>${formatMoney(Number(c.compensation_amount), c.currency, ctx.lang)}</dd>
 <dt>${d.customerLanguage}</dt><dd>${c.customer_language}</dd>
 <dt>${d.phone}</dt><dd id="claim-phone">${view.phone}</dd>

@@ -22,6 +22,8 @@ import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
 import {
   csrfField,
+  errorSummary,
+  fieldError,
   formatDate,
   formatMoney,
   page,
@@ -69,6 +71,13 @@ export interface PartnerView {
   now: Date;
 }
 
+/** The key creation form sent back refused: what was chosen and typed, each field's error in the page's language. */
+export interface KeyFormState {
+  environment: string;
+  label: string;
+  errors: { environment?: string; label?: string };
+}
+
 export function partnerPage(
   ctx: PageContext,
   {
@@ -83,9 +92,14 @@ export function partnerPage(
     platformInsurer,
     now,
   }: PartnerView,
-  outcome: { problems?: string[]; created?: string; form?: AgreementFormState } = {},
+  outcome: { problems?: string[]; created?: string; form?: AgreementFormState; keyForm?: KeyFormState } = {},
 ): string {
   const w = t(ctx.lang);
+  const keyForm = outcome.keyForm;
+  const keyErrors = keyForm?.errors ?? {};
+  // the error summary above the form takes the focus (errorSummary's autofocus): the fields do not
+  const envError = fieldError('k-env', keyErrors.environment);
+  const keyLabelError = fieldError('k-label', keyErrors.label);
   const pct = (rate: string) => rateIn(ctx.lang, rate);
   const csrf = csrfField(ctx.session!.csrfToken);
   const base = `/admin/partners/${partner.slug}`;
@@ -210,9 +224,20 @@ ${tableRegion(
       html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
   )}</tbody></table>`,
 )}
+${errorSummary(
+  w.fixErrors,
+  (
+    [
+      ['environment', 'k-env', w.environment],
+      ['label', 'k-label', w.label],
+    ] as const
+  )
+    .filter(([name]) => keyErrors[name] !== undefined)
+    .map(([name, id, text]) => ({ field: id, text: `${label(ctx.lang, text)} ${keyErrors[name]}` })),
+)}
 <form method="post" action="${base}/keys" class="row">${csrf}
-<div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>
-<div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100"></div>
+<div><label for="k-env">${w.environment}</label><select id="k-env" name="environment"${envError.attributes}>${ENVIRONMENTS.map((e) => html`<option${keyForm?.environment === e ? html` selected` : ''}>${e}</option>`)}</select>${envError.message}</div>
+<div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100" value="${keyForm?.label ?? ''}"${keyLabelError.attributes}>${keyLabelError.message}</div>
 <div><button type="submit">${w.createKey}</button></div></form></section>
 <section class="card" id="webhooks"><h2>${w.adminWebhooks.section}</h2><p><a href="${base}/webhooks">${w.adminWebhooks.link}</a></p></section>
 <section class="card"><h2>${w.users}</h2><ul>${users.map((u) => html`<li>${u.email} (${w.partnerUsers.roles[u.role]})</li>`)}</ul>

@@ -2,7 +2,7 @@ import { ENVIRONMENTS } from '../partners/index.ts';
 import type { RiskModelVersionRow } from '../risk/index.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { csrfField, formatDate, page, problemList, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, dayTime, formatDate, page, problemList, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's risk model page (admin-risk-routes.ts): the versions, where each is active, activation and refit. */
 
@@ -27,7 +27,7 @@ ${tableRegion(
 <tbody>${versions.map(
     (
       v,
-    ) => html`<tr><td><code>${v.version}</code></td><td>${v.source}</td><td>${v.baseVersion ?? ''}</td><td>${String(v.observations)}</td><td>${v.dataCutoff}</td><td>${v.activeIn.join(', ') || '—'}</td><td>${formatDate(v.createdAt, ctx.lang, '')}</td>
+    ) => html`<tr><td><code>${v.version}</code></td><td>${v.source}</td><td>${v.baseVersion ?? ''}</td><td>${String(v.observations)}</td><td>${dayTime(v.dataCutoff, ctx.lang)}</td><td>${v.activeIn.join(', ') || '—'}</td><td>${formatDate(v.createdAt, ctx.lang, '')}</td>
 <td><form method="post" action="/admin/risk/activate" class="row">${csrf}<input type="hidden" name="version" value="${v.version}">
 <label class="visually-hidden" for="env-${v.version}">${w.environment}</label><select id="env-${v.version}" name="environment">${[...ENVIRONMENTS, 'all'].map((e) => html`<option value="${e}">${e === 'all' ? w.all : e}</option>`)}</select>
 <button type="submit" aria-label="${w.activate} ${v.version}">${w.activate}</button></form></td></tr>`,

@@ -20,26 +20,29 @@ import {
 } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import { t, type Lang } from '../i18n/index.ts';
+import { t, type Words } from '../i18n/index.ts';
 import { messagePage } from './layout.ts';
 import { sessionActor, sessionFor } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
 import {
   COOKIES,
+  conflictLine,
   contextOf,
   field,
+  fieldErrorText,
   langOf,
   problemLines,
   requireSession,
   sendMessage,
   sendPage,
   WHOLE,
+  type ConflictSentences,
   type FormBody,
   type WebDeps,
 } from './web-kit.ts';
 import { adminWatchRoutes } from './admin-watch-routes.ts';
 import { adminClaimRoutes } from './admin-claim-routes.ts';
-import { partnerPage, partnersPage, type PartnerView } from './admin-partner-views.ts';
+import { partnerPage, partnersPage, type KeyFormState, type PartnerView } from './admin-partner-views.ts';
 import {
   agreementFormValues,
   agreementProblemLines,
@@ -75,6 +78,40 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       requireSession(admin, deps, 'operator', 'admin', '/admin/login');
       const actor = (request: FastifyRequest) => sessionActor(request.webSession!);
 
+      /**
+       * What each operator form's conflict answer means, in the page's words (web-kit.ts `conflictLine`, as
+       * the partner console's Users page): an identifier or an address taken, an amendment of an agreement
+       * not signed, and — a save from an agreement's revision another save replaced — what was replaced. (The
+       * documents form's own sentence, for a partner without an agreement, is in `problemsOf`.)
+       */
+      const replacedOf = (w: Words, error: DomainError) => {
+        const current = /^v(\d+)$/.exec(String(error.extra.currentRevision ?? ''));
+        return current ? w.adminConflicts.latestVersion(Number(current[1])) : w.adminConflicts.draftSavedAgain;
+      };
+      const conflicts: ConflictSentences = {
+        '/admin/partners': (w, body) => w.adminConflicts.slugTaken(field(body, 'slug', WHOLE)),
+        '/admin/partners/:slug/agreement': (w, _body, error) => w.adminConflicts.draftReplaced(replacedOf(w, error)),
+        '/admin/partners/:slug/amend': (w, _body, error) =>
+          error.code === 'conflict' ? w.adminConflicts.notSigned : w.adminConflicts.amendReplaced(replacedOf(w, error)),
+        '/admin/partners/:slug/sign': (w, _body, error) => w.adminConflicts.signReplaced(replacedOf(w, error)),
+        '/admin/partners/:slug/users': (w, body) =>
+          w.adminConflicts.emailTaken(field(body, 'email', WHOLE).trim().toLowerCase()),
+      };
+      /**
+       * A refusal's lines: the form's conflict sentence, else the error's (problemLines) — but the documents
+       * form's `agreement_missing`, whose sentence is the partner's ("the insurer sets it first"): the operator
+       * is the one who sets it.
+       */
+      const problemsOf = (error: unknown, request: FastifyRequest, route: string): string[] => {
+        if (!(error instanceof DomainError)) throw error;
+        const lang = langOf(request);
+        const conflict =
+          route === '/admin/partners/:slug/documents' && error.code === 'agreement_missing'
+            ? t(lang).adminConflicts.documentsNoAgreement
+            : conflictLine(error, lang, route, conflicts, request.body as FormBody | undefined);
+        return conflict !== undefined ? [conflict] : problemLines(error, lang);
+      };
+
       admin.get('/admin', async (request, reply) =>
         sendPage(reply, 200, partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db))),
       );
@@ -87,10 +124,10 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           });
           return reply.redirect(`/admin/partners/${partner.slug}`, 303);
         } catch (error) {
-          const problems = problemsOf(error, langOf(request));
+          const problems = problemsOf(error, request, '/admin/partners');
           return sendPage(
             reply,
-            422,
+            error instanceof DomainError && error.status === 409 ? 409 : 422,
             partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db), problems),
           );
         }
@@ -101,7 +138,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return sendPage(reply, 200, partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner)));
       });
 
-      /** Runs an operator action on a partner; on a domain error, shows the partner page with it. */
+      /** Runs an operator action on a partner; on a domain error, shows the partner page with it (409 or 422). */
       const action = <B>(
         path: string,
         run: (
@@ -122,11 +159,12 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               );
             return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
           } catch (error) {
+            const problems = problemsOf(error, request, path);
             return sendPage(
               reply,
-              422,
+              error instanceof DomainError && error.status === 409 ? 409 : 422,
               partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
-                problems: problemsOf(error, langOf(request)),
+                problems,
               }),
             );
           }
@@ -177,7 +215,17 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
             } catch (error) {
               if (!(error instanceof DomainError)) throw error;
-              const problems = agreementProblemLines(error, values, langOf(request));
+              const conflict = conflictLine(
+                error,
+                langOf(request),
+                `/admin/partners/:slug/${kind}`,
+                conflicts,
+                request.body,
+              );
+              const problems =
+                conflict === undefined
+                  ? agreementProblemLines(error, values, langOf(request))
+                  : [conflict, t(langOf(request)).agreementFormKept];
               // the page now shows the current terms (the summary, the versions): the form carries their
               // revision, so saving the kept entries again is a knowing choice; a save made meanwhile is caught
               const current = error.code === 'agreement_changed' ? error.extra.currentRevision : undefined;
@@ -186,7 +234,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               if (/^[A-Z]{3}$/.test(values.currency)) values.boundsCurrency = values.currency;
               return sendPage(
                 reply,
-                error.code === 'agreement_changed' ? 409 : 422,
+                error.status === 409 ? 409 : 422,
                 partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
                   problems,
                   form: { kind, values },
@@ -237,9 +285,9 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         } catch (error) {
           return sendPage(
             reply,
-            error instanceof DomainError && error.code === 'agreement_changed' ? 409 : 422,
+            error instanceof DomainError && error.status === 409 ? 409 : 422,
             partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
-              problems: problemsOf(error, langOf(request)),
+              problems: problemsOf(error, request, '/admin/partners/:slug/sign'),
             }),
           );
         }
@@ -251,20 +299,62 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
-      action<FormBody>('/admin/partners/:slug/keys', async (request, partner) => {
+      // a refused environment or label (none chosen, a forged form) re-shows the form: each field's error
+      // under it, by its label, in the page's language, what was chosen and typed kept
+      admin.post<{ Params: { slug: string }; Body: FormBody }>('/admin/partners/:slug/keys', async (request, reply) => {
+        const partner = await requirePartner(deps.db, request.params.slug);
         const environment = field(request.body, 'environment', 20);
-        if (!(ENVIRONMENTS as readonly string[]).includes(environment))
-          throw new DomainError('validation_failed', 'Choose an environment.', {
-            errors: [
-              { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` },
-            ],
+        const label = field(request.body, 'label', WHOLE);
+        try {
+          if (!(ENVIRONMENTS as readonly string[]).includes(environment))
+            throw new DomainError('validation_failed', 'Choose an environment.', {
+              errors: [
+                environment
+                  ? { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` }
+                  : { field: '/environment', code: 'required', message: 'is required' },
+              ],
+            });
+          const created = await createApiKey(deps.db, actor(request), {
+            partnerId: partner.id,
+            environment: environment as Environment,
+            label: label || undefined,
           });
-        const created = await createApiKey(deps.db, actor(request), {
-          partnerId: partner.id,
-          environment: environment as Environment,
-          label: field(request.body, 'label', WHOLE) || undefined,
-        });
-        return created.plaintext;
+          deps.directory.invalidate();
+          return sendPage(
+            reply,
+            201,
+            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+              created: created.plaintext,
+            }),
+          );
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          const lang = langOf(request);
+          const w = t(lang);
+          const labels = { environment: w.environment, label: w.label };
+          // the form's own fields' errors under them, what was chosen and typed kept; any other error (another
+          // field's, one of no field) said above the page
+          const fields = error.code === 'validation_failed' ? (error.extra.errors ?? []) : [];
+          const own = fields.filter((e) => e.field === '/environment' || e.field === '/label');
+          const others = fields.filter((e) => !own.includes(e));
+          const errors = Object.fromEntries(
+            own.map((e) => [e.field.replace(/^\//, ''), fieldErrorText(e, lang, labels)]),
+          ) as KeyFormState['errors'];
+          const problems =
+            fields.length === 0
+              ? problemLines(error, lang, labels)
+              : others.length
+                ? problemLines(new DomainError(error.code, error.detail, { errors: others }), lang, labels)
+                : undefined;
+          return sendPage(
+            reply,
+            422,
+            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+              ...(fields.length ? { keyForm: { environment, label, errors } } : {}),
+              ...(problems ? { problems } : {}),
+            }),
+          );
+        }
       });
 
       action<FormBody>('/admin/partners/:slug/keys/:id/revoke', async (request, partner) => {
@@ -290,11 +380,6 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       await admin.register(adminWebhooks(deps));
     });
   };
-}
-
-function problemsOf(error: unknown, lang: Lang): string[] {
-  if (!(error instanceof DomainError)) throw error;
-  return problemLines(error, lang);
 }
 
 async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<PartnerView> {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { openField, randomToken } from '../platform/crypto.ts';
 import { html } from '../platform/html.ts';
 import { label, t } from '../i18n/index.ts';
-import { formatDate, formatMoney, formatShortDate } from './layout.ts';
+import { formatDate, formatDay, formatMoney, formatShortDate } from './layout.ts';
 import { listingPage } from './admin-views.ts';
 import { bicField, deskActionForm, leftOutNote } from './admin-claim-view.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
@@ -77,7 +77,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
             [w.flight, w.departure, '→', w.environment, w.status, 'Next check', 'Checks', 'Last outcome'],
             (r) => [
               r.flightNumber,
-              `${r.origin} ${r.departureDate} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
+              `${r.origin} ${formatDay(r.departureDate, ctx.lang)} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
               r.destination,
               r.environment,
               r.reviewReason ? `${label(ctx.lang, r.state)} ${r.reviewReason}` : r.state,

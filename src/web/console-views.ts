@@ -24,8 +24,11 @@ import {
   errorSummary,
   fieldError,
   formatDate,
+  formatDay,
   formatMoney,
   formatShortDate,
+  dayTime,
+  localDateTime,
   mayChange,
   page,
   percentIn,
@@ -342,11 +345,11 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <h2>${w.coverage}</h2>
 <p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${label(ctx.lang, w.formulas.cancellation)} ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
 <h2>${w.legs}</h2>
-${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>`)}
+${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${localDateTime(l.departureLocal, ctx.lang)}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>`)}
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>
-${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
+${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f, i) => html`${i ? ' · ' : ''}${f.flightNumber} ${f.departureAirport} ${localDateTime(f.departureDateTime, ctx.lang)}`)}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
     : ''
 }
 <h2>${w.claimsTitle}</h2>
@@ -363,7 +366,7 @@ function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimVi
     w.claimsTitle,
     html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened} (UTC)</th><th scope="col">${w.paid} (UTC)</th></tr></thead><tbody>${claims.map(
       (c) =>
-        html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
+        html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${dayTime(c.departureDate, ctx.lang)}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${dayTime(c.openedAt, ctx.lang)}</td><td>${dayTime(c.paidAt, ctx.lang)}</td></tr>`,
     )}</tbody></table>`,
   );
 }
@@ -428,11 +431,12 @@ export function dashboardPage(
 ): string {
   const w = t(ctx.lang);
   const errors = refused?.errors ?? {};
-  const period = d.chosen ? `${d.days[0]} – ${d.days.at(-1)}` : w.last30;
+  const period = d.chosen ? `${formatDay(d.days[0], ctx.lang)} – ${formatDay(d.days.at(-1), ctx.lang)}` : w.last30;
   const lineSpec = {
     type: 'line',
     data: {
-      labels: d.days,
+      // the category axis shows the labels as they are: the days as the page's language writes them
+      labels: d.days.map((day) => formatDay(day, ctx.lang)),
       datasets: [
         { label: w.quotesSeries, data: d.series.quotes, borderColor: '#6b7280', backgroundColor: '#6b7280' },
         {
@@ -506,7 +510,7 @@ ${refused ? html`<p class="alert" role="alert">${w.periodRefused}</p>` : ''}
 <div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : percentIn(ctx.lang, d.cancellationRate, 1)}</strong></div>
 </div>
 <section class="card"><h2>${period}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
-<details><summary>${w.day} / ${w.count}</summary>${tableRegion(`${w.day} / ${w.count}`, html`<table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table>`)}</details></section>
+<details><summary>${w.day} / ${w.count}</summary>${tableRegion(`${w.day} / ${w.count}`, html`<table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${dayTime(day, ctx.lang)}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table>`)}</details></section>
 <div class="split">
 <section class="card"><h2>${w.claimsByStatus}</h2><div class="chart"><canvas data-chart="chart-status" role="img" aria-label="${w.claimsByStatus}"></canvas></div>${chartData('chart-status', statusSpec)}
 ${tableRegion(w.claimsByStatus, html`<table id="claims-by-status"><thead><tr><th scope="col">${w.status}</th><th scope="col">${w.count}</th><th scope="col">${w.amount}</th></tr></thead><tbody>${d.claimsByStatus.map((s) => html`<tr><td>${w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status}</td><td>${s.count}</td><td>${s.amounts.map((a, i) => html`${i ? html`<br>` : ''}${fmt(a.amount, a.currency)}`)}</td></tr>`)}</tbody></table>`)}</section>

@@ -170,6 +170,48 @@ export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
       }) + ' UTC'
     : never;
 
+/**
+ * A calendar date ('YYYY-MM-DD', or an instant's UTC day) as the page's language writes it: '28 Nov 2026'
+ * (en), '28 nov. 2026' (fr). The ISO text stays where a machine reads it (date inputs, data-* attributes,
+ * downloads, `<time datetime>`: `dayTime` wraps one); a text that is not such a date is shown as it is.
+ */
+export const formatDay = (day: string | Date | null | undefined, lang: Lang, never = ''): string => {
+  if (day === null || day === undefined || day === '') return never;
+  const iso = typeof day === 'string' ? day.slice(0, 10) : day.toISOString().slice(0, 10);
+  if (!/^\d{4}-\d\d-\d\d$/.test(iso)) return String(day);
+  const date = new Date(`${iso}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return String(day);
+  return date.toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+};
+
+/** A calendar date for a person (`formatDay`) in a `<time>` whose `datetime` keeps the ISO date for machines. */
+export const dayTime = (day: string | Date | null | undefined, lang: Lang, never = ''): SafeHtml | string => {
+  if (day === null || day === undefined || day === '') return never;
+  const iso = typeof day === 'string' ? day.slice(0, 10) : day.toISOString().slice(0, 10);
+  return html`<time datetime="${iso}">${formatDay(day, lang, never)}</time>`;
+};
+
+/**
+ * A local date and time ('YYYY-MM-DDTHH:mm', a flight's departure at its airport) as the page's language writes
+ * it: '3 Dec 2026, 10:30' (en), '3 déc. 2026, 10:30' (fr). No time zone conversion and none named: it is the
+ * airport's own clock, as the ticket says. A text that is not such a date and time is shown as it is.
+ */
+export const formatLocalDateTime = (local: string, lang: Lang): string => {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(local);
+  if (!m) return local;
+  const date = new Date(`${m[1]}T${m[2]}:00Z`);
+  if (Number.isNaN(date.getTime())) return local;
+  return date.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC', // the digits as they are: the local time read as UTC is written unchanged
+  });
+};
+
+/** A local date and time for a person (`formatLocalDateTime`) in a `<time>` keeping the ISO text for machines. */
+export const localDateTime = (local: string, lang: Lang): SafeHtml =>
+  html`<time datetime="${local}">${formatLocalDateTime(local, lang)}</time>`;
+
 /** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
 export const formatShortDate = (d: Date | null, never: string): string =>
   d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;

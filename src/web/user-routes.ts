@@ -10,11 +10,12 @@ import {
   type UserDeps,
 } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import { t, type Words } from '../i18n/index.ts';
+import { t } from '../i18n/index.ts';
 import { countInvitation, sessionActor } from './sessions.ts';
 import { usersPage, type UsersOutcome } from './user-views.ts';
 import {
   allow,
+  conflictLine,
   contextOf,
   field,
   langOf,
@@ -22,6 +23,7 @@ import {
   requireSession,
   sendPage,
   WHOLE,
+  type ConflictSentences,
   type FormBody,
   type WebDeps,
 } from './web-kit.ts';
@@ -68,11 +70,11 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
      * What each form's 409 `conflict` means, in the page's words (its use case answers one kind): an address
      * already a user (invitation), a user who signed in already (resend), the last admin (role, removal); another form's is the code's sentence.
      */
-    const conflicts: Record<string, (words: Words['partnerUsers']['conflicts'], body: FormBody) => string> = {
-      '/console/users': (words, body) => words.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
-      '/console/users/:id/resend': (words) => words.accepted,
-      '/console/users/:id/role': (words) => words.lastAdmin,
-      '/console/users/:id/remove': (words) => words.lastAdmin,
+    const conflicts: ConflictSentences = {
+      '/console/users': (w, body) => w.partnerUsers.conflicts.taken(field(body, 'email', WHOLE).trim().toLowerCase()),
+      '/console/users/:id/resend': (w) => w.partnerUsers.conflicts.accepted,
+      '/console/users/:id/role': (w) => w.partnerUsers.conflicts.lastAdmin,
+      '/console/users/:id/remove': (w) => w.partnerUsers.conflicts.lastAdmin,
     };
 
     /** Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit). */
@@ -93,11 +95,12 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
           // the limit's message is already in the page's language
           const w = t(langOf(request));
           const labels = { email: w.email, role: w.partnerUsers.role }; // the form's labels, not the API's names
+          const conflict = conflictLine(error, langOf(request), path, conflicts, request.body);
           const problems =
             error.code === 'rate_limited'
               ? [error.detail]
-              : error.code === 'conflict' && conflicts[path]
-                ? [conflicts[path](w.partnerUsers.conflicts, request.body)]
+              : conflict !== undefined
+                ? [conflict]
                 : problemLines(error, langOf(request), labels);
           return render(request, reply, error.status, {
             problems,

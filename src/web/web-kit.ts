@@ -14,7 +14,7 @@ import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { redactUrl } from '../platform/logging.ts';
-import { label, languageOf, t, type Lang } from '../i18n/index.ts';
+import { label, languageOf, t, type Lang, type Words } from '../i18n/index.ts';
 import { messagePage, type Area, type PageContext } from './layout.ts';
 import { csrfMatches, sessionFor, type SessionDeps, type SessionKind, type WebSession } from './sessions.ts';
 
@@ -210,6 +210,28 @@ export function problemLines(error: DomainError, lang: Lang, labels: FieldLabels
       return `${label(lang, labels[name] ?? name)} ${fieldErrorText(e, lang, labels)}`;
     });
   return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
+}
+
+/**
+ * What a form's conflict answer means, in the page's words, by the form's route (`/console/users/:id/role`):
+ * the code alone says only "conflict" (a generic sentence), each form knows what its save met — an address
+ * already a user, the last admin, a draft another save replaced. `error` tells a form's several answers apart.
+ */
+export type ConflictSentences = Readonly<Record<string, (words: Words, body: FormBody, error: DomainError) => string>>;
+
+/**
+ * The form's own sentence for a conflict answer (a 409 `conflict`, or a lost update's `*_changed`: a save from
+ * a state another save replaced), from its table; undefined for another answer or a form without one.
+ */
+export function conflictLine(
+  error: DomainError,
+  lang: Lang,
+  route: string,
+  conflicts: ConflictSentences,
+  body: FormBody | undefined,
+): string | undefined {
+  if (error.status !== 409 || !(error.code === 'conflict' || error.code.endsWith('_changed'))) return undefined;
+  return conflicts[route]?.(t(lang), body ?? {}, error);
 }
 
 /**

@@ -358,7 +358,11 @@ describe('consoles: a save from a version another save replaced is refused, what
       reason: 'raison',
     });
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.body, /L’accord a changé depuis l’ouverture du formulaire\u202f: rien n’a été enregistré/);
+    // the amendment form's own sentence: what replaced the version it was opened on
+    assert.match(
+      refused.body,
+      /L’accord a changé depuis l’ouverture du formulaire \(la version 1 est la dernière\)\u202f: rien n’a été enregistré — la version que cet avenant modifiait a été remplacée\./,
+    );
     assert.match(refused.body, /Vos saisies sont conservées dans le formulaire, sans être enregistrées\./);
     // an amount with too many decimals: the example is written as a French reader writes amounts
     const cents = await ops.post(`${base}/amend`, {
