@@ -6,7 +6,7 @@ import { DomainError, type FieldError, type FieldErrorCode } from '../platform/e
 import { currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount, ibanNeedsBic } from './bank-account.ts';
-import { isSepaAddressLine } from '../platform/latin-text.ts';
+import { isSepaAddressLine, isSepaCountryCode } from '../platform/latin-text.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
 
 /**
@@ -147,10 +147,10 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
 
   const address = input.debtor.address;
   const addressLines = address?.lines.map((line) => toSepaText(line));
-  // the rule the configuration checks PARASOL_SEPA_DEBTOR_ADDRESS with at start (isSepaAddressLine)
+  // the rules the configuration checks PARASOL_SEPA_DEBTOR_ADDRESS with at start (isSepaCountryCode, isSepaAddressLine)
   if (
     address &&
-    (!/^[A-Z]{2}$/.test(address.country) ||
+    (!isSepaCountryCode(address.country) ||
       address.lines.length < 1 ||
       address.lines.length > 2 ||
       !address.lines.every(isSepaAddressLine))

@@ -88,3 +88,15 @@ export function isSepaAddressLine(line: string): boolean {
   const written = toSepaText(line);
   return written.length >= 1 && written.length <= SEPA_ADDRESS_LINE_MAX;
 }
+
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/**
+ * Whether `code` can be the country of the insurer's postal address in a pain.001
+ * (`Dbtr/PstlAdr/Ctry`, ISO 3166 alpha-2): two capitals naming a region ("FR", "LU"), not a made-up
+ * pair ("QQ") nor "ZZ" (unknown). The one rule, with `isSepaAddressLine`, of both the configuration at
+ * start (PARASOL_SEPA_DEBTOR_ADDRESS) and the file builder.
+ */
+export function isSepaCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && code !== 'ZZ' && REGIONS.of(code) !== undefined;
+}
