@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CustomerLang } from '../src/platform/language.ts';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -84,6 +85,22 @@ export async function openTestDatabase(t?: Teardown, _options: { empty?: boolean
   await handle.migrate(); // a no-op on the template's copy; kept so a stale template can never hide a migration
   t?.after(() => handle.close());
   return handle;
+}
+
+/**
+ * `ms` of time passed for the shared circuit `key` (platform/circuit-breaker.ts `SharedCircuitBreaker`,
+ * on the database's clock, which a test cannot move): its stored instants — the cool-down's end, the
+ * probe's mark — moved that far into the past. A probe whose mark moved is then one a newer probe may
+ * replace, and its own answers a straggler's: move time only past a probe's timeout, or with none.
+ */
+export async function circuitTimePassed(db: Db, key: string, ms: number): Promise<void> {
+  const earlier = (column: 'opened_until' | 'probe_started_at') =>
+    sql<Date>`${sql.ref(column)} - ${ms}::double precision * interval '1 millisecond'`;
+  await db
+    .updateTable('provider_circuits')
+    .set({ opened_until: earlier('opened_until'), probe_started_at: earlier('probe_started_at') })
+    .where('provider', '=', key)
+    .execute();
 }
 
 /** Migration files' names and contents, with PGlite's version: the templates' identity. */
