@@ -216,8 +216,9 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
         ['/debtor/address'],
         JSON.stringify(lines),
       );
-    // and its country rule (isSepaCountryCode): a made-up pair of capitals, "ZZ", lower case
-    for (const country of ['QQ', 'ZZ', 'fr'])
+    // and its country rule (isCountryCode): a made-up pair of capitals, "ZZ", lower case; codes a
+    // region name exists for but no country has: withdrawn (UK for GB, DD), reserved (EU)
+    for (const country of ['QQ', 'ZZ', 'fr', 'UK', 'EU', 'DD'])
       assert.deepEqual(
         refusal(batch({ debtor: { ...noAddress, address: { country, lines: ['1 rue X'] } } })).map((e) => e.field),
         ['/debtor/address'],
