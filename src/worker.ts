@@ -71,18 +71,19 @@ async function startWorker<N extends QueueName>(jobs: JobQueue, name: N, runtime
 }
 
 /**
- * A singleton sweep's handler, reporting each run: one line at its end — `{ queue, durationMs,
- * outcome, ...what the run did }`, "sweep run" at info — and the run's duration in
- * `parasol_sweep_duration_seconds` (by queue and outcome). A run that took more than half the queue's
- * `expireInSeconds` is logged at warn instead ("sweep run near its expiry"): past its expiry pg-boss
- * would take it for dead and retry it beside itself. A failed run is reported too (outcome `failed`,
- * its error), then thrown for the queue to retry. `elapsedMs`: the monotonic clock (tests move it).
+ * A singleton sweep's handler, reporting each run: one line at its end — `{ ...what the run did,
+ * queue, durationMs, outcome }` (the wrapper's own fields win over a count of the same name), "sweep
+ * run" at info — and the run's duration in `parasol_sweep_duration_seconds` (by queue and outcome). A
+ * run that took more than half the queue's `expireInSeconds` is logged at warn instead ("sweep run
+ * near its expiry"): past its expiry pg-boss would take it for dead and retry it beside itself. A
+ * failed run is logged at error ("sweep run failed", outcome `failed`, its error), then thrown for the
+ * queue to retry. `elapsedMs`: the monotonic clock (tests move it).
  */
 export function reportedSweep<P>(
   queue: string,
   expireInSeconds: number | undefined,
   handler: (job: Job<P>) => Promise<void | SweepReport>,
-  log: Pick<WorkerContext['log'], 'info' | 'warn'>,
+  log: Pick<WorkerContext['log'], 'info' | 'warn' | 'error'>,
   elapsedMs: () => number = () => performance.now(),
 ): (job: Job<P>) => Promise<void> {
   return async (job) => {
@@ -91,8 +92,9 @@ export function reportedSweep<P>(
       const durationMs = Math.round(elapsedMs() - started);
       sweepDuration.observe({ queue, outcome }, durationMs / 1000);
       const near = expireInSeconds !== undefined && durationMs > (expireInSeconds * 1000) / 2;
-      const line = { queue, durationMs, outcome, ...(near ? { expireInSeconds } : {}), ...fields };
-      if (near) log.warn(line, 'sweep run near its expiry: it took more than half its expireInSeconds');
+      const line = { ...fields, queue, durationMs, outcome, ...(near ? { expireInSeconds } : {}) };
+      if (outcome === 'failed') log.error(line, 'sweep run failed');
+      else if (near) log.warn(line, 'sweep run near its expiry: it took more than half its expireInSeconds');
       else log.info(line, 'sweep run');
     };
     let done: void | SweepReport;

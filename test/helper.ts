@@ -103,6 +103,18 @@ export async function circuitTimePassed(db: Db, key: string, ms: number): Promis
     .execute();
 }
 
+/**
+ * A logger that keeps what it is given, for a test to read its lines (manual review must warn, a
+ * sweep reports its run): `info`, `warn` and `error` as the app's logger takes them (the fields, then
+ * the message). Its lines are the calls, not the JSON written: createLogger with a `stream` for that.
+ */
+export function recordingLog() {
+  const lines: { level: string; message: string; data: Record<string, unknown> }[] = [];
+  const record = (level: string) => (data: object, message?: string) =>
+    void lines.push({ level, message: message ?? '', data: data as Record<string, unknown> });
+  return { lines, info: record('info'), warn: record('warn'), error: record('error') };
+}
+
 /** Migration files' names and contents, with PGlite's version: the templates' identity. */
 const templateKey = memoise(async () => {
   const hash = crypto.createHash('sha256');

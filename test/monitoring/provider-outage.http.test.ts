@@ -9,7 +9,7 @@ import { giveUpAt, MAX_RETRY_AFTER_MS } from '../../src/monitoring/schedule.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/index.ts';
 import { DatabaseGauges, providerCallsTotal } from '../../src/platform/metrics.ts';
 import { findAirport } from '../../src/reference/index.ts';
-import { circuitTimePassed, createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
+import { circuitTimePassed, createTestPartner, recordingLog, type TestApp, type TestPartner } from '../helper.ts';
 import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
 import {
   checkDeps,
@@ -20,7 +20,6 @@ import {
   monitoringApp,
   plus,
   randomDay,
-  recordingLog,
   subscribe,
   watchOf,
 } from './watch-fixtures.ts';

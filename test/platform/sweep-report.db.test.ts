@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Job, JobQueue } from '../../src/platform/jobs.ts';
+import { createLogger } from '../../src/platform/logging.ts';
 import { registry } from '../../src/platform/metrics.ts';
 import { reportedSweep, startWorkers, type WorkerContext } from '../../src/worker.ts';
-import { openTestDatabase, testConfig } from '../helper.ts';
-
-type Line = { level: string; data: Record<string, unknown>; message: string };
-
-/** A logger that keeps what it is given (as the SEPA schedule test's). */
-function capture() {
-  const lines: Line[] = [];
-  const record = (level: string) => (data: unknown, message?: string) =>
-    void lines.push({ level, data: data as Record<string, unknown>, message: message ?? '' });
-  return { lines, log: { info: record('info'), warn: record('warn'), error: record('error') } };
-}
+import { openTestDatabase, recordingLog, testConfig } from '../helper.ts';
 
 describe('singleton sweeps report each run (worker.ts reportedSweep)', () => {
   it('a flights_plan run as the worker runs it: one line with its queue, duration and counts, and the histogram', async (tc) => {
@@ -26,7 +17,8 @@ describe('singleton sweeps report each run (worker.ts reportedSweep)', () => {
       workConcurrently: async (name: string, handler: (job: Job<unknown>) => Promise<void>) =>
         void handlers.set(name, handler),
     } as unknown as JobQueue;
-    const { lines, log } = capture();
+    const log = recordingLog();
+    const { lines } = log;
     const ctx = {
       db: database.db,
       config: testConfig(),
@@ -56,8 +48,9 @@ describe('singleton sweeps report each run (worker.ts reportedSweep)', () => {
     assert.equal(lines.filter((l) => l.message === 'sweep run').length, 1);
   });
 
-  it('a run past half its expireInSeconds is a warning; a failed run is reported, then thrown', async () => {
-    const { lines, log } = capture();
+  it('a run past half its expireInSeconds is a warning; a failed run is reported at error, then thrown', async () => {
+    const log = recordingLog();
+    const { lines } = log;
     let clock = 0;
     const elapsed = () => clock;
     const taking = (ms: number) => async () => {
@@ -80,6 +73,52 @@ describe('singleton sweeps report each run (worker.ts reportedSweep)', () => {
       throw failure;
     };
     await assert.rejects(reportedSweep('flights_plan', 300, failing, log, elapsed)({ id: 'c', data: {} }), failure);
-    assert.deepEqual(lines[2]!.data, { queue: 'flights_plan', durationMs: 10, outcome: 'failed', err: failure });
+    assert.deepEqual(
+      [lines[2]!.level, lines[2]!.message, lines[2]!.data],
+      ['error', 'sweep run failed', { queue: 'flights_plan', durationMs: 10, outcome: 'failed', err: failure }],
+    );
+    // a run's count named as one of the line's own fields does not replace it
+    const clashing = async () => ({ queue: 'other', outcome: 'weird', durationMs: -1, expired: 1 });
+    await reportedSweep('claims_expire', 600, clashing, log, elapsed)({ id: 'd', data: {} });
+    assert.deepEqual(lines[3]!.data, { queue: 'claims_expire', durationMs: 0, outcome: 'done', expired: 1 });
+  });
+
+  it('through the worker process logger: one JSON line with the message, the queue, the duration and the counts', async () => {
+    const written: string[] = [];
+    const stream = { write: (line: string) => void written.push(line) };
+    const log = createLogger({ logLevel: 'info' }, { name: 'worker', stream });
+    let clock = 0;
+    const taking = async () => {
+      clock += 42;
+      return { expired: 2, requeued: 0 };
+    };
+    await reportedSweep('claims_expire', 600, taking, log, () => clock)({ id: 'e', data: {} });
+    assert.equal(written.length, 1, JSON.stringify(written));
+    const text = written.join('');
+    assert.equal(text.split('\n').length, 2, `one line, ending with its line break: ${text}`);
+    assert.ok(text.endsWith('\n'));
+    const line = JSON.parse(text) as Record<string, unknown>;
+    assert.deepEqual(
+      {
+        level: line.level,
+        name: line.name,
+        msg: line.msg,
+        queue: line.queue,
+        durationMs: line.durationMs,
+        outcome: line.outcome,
+        expired: line.expired,
+        requeued: line.requeued,
+      },
+      {
+        level: 30,
+        name: 'worker',
+        msg: 'sweep run',
+        queue: 'claims_expire',
+        durationMs: 42,
+        outcome: 'done',
+        expired: 2,
+        requeued: 0,
+      },
+    );
   });
 });
