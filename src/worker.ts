@@ -1,8 +1,17 @@
 import { flightProvidersFromConfig } from './monitoring/index.ts';
 import { debtorAddressWarning } from './payouts/index.ts';
 import { OutboxEmailProvider, SmtpEmailProvider, TwilioSmsProvider } from './notify/index.ts';
-import type { JobPayloads, JobQueue, QueueName } from './platform/jobs.ts';
-import { JOBS, type JobDefinition, type JobRuntime, type ScheduleConfig, type WorkerContext } from './jobs/registry.ts';
+import { performance } from 'node:perf_hooks';
+import type { Job, JobPayloads, JobQueue, QueueName } from './platform/jobs.ts';
+import { sweepDuration } from './platform/metrics.ts';
+import {
+  JOBS,
+  type JobDefinition,
+  type JobRuntime,
+  type ScheduleConfig,
+  type SweepReport,
+  type WorkerContext,
+} from './jobs/registry.ts';
 
 export { CLAIM_PATH_POLICIES, type WorkerContext } from './jobs/registry.ts';
 
@@ -50,9 +59,51 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
 
 async function startWorker<N extends QueueName>(jobs: JobQueue, name: N, runtime: JobRuntime): Promise<void> {
   const job: JobDefinition<JobPayloads[N]> = JOBS[name];
-  const handler = job.handler(runtime);
+  const built = job.handler(runtime);
+  const handler =
+    job.policy.policy === 'singleton'
+      ? reportedSweep(name, job.policy.expireInSeconds, built, runtime.log)
+      : async (j: Job<JobPayloads[N]>) => void (await built(j));
   if (!job.concurrency) await jobs.work(name, handler);
   else
     for (let i = 0; i < (job.concurrency.workers ?? 1); i++)
       await jobs.workConcurrently(name, handler, { batchSize: job.concurrency.batchSize });
+}
+
+/**
+ * A singleton sweep's handler, reporting each run: one line at its end — `{ ...what the run did,
+ * queue, durationMs, outcome }` (the wrapper's own fields win over a count of the same name), "sweep
+ * run" at info — and the run's duration in `parasol_sweep_duration_seconds` (by queue and outcome). A
+ * run that took more than half the queue's `expireInSeconds` is logged at warn instead ("sweep run
+ * near its expiry"): past its expiry pg-boss would take it for dead and retry it beside itself. A
+ * failed run is logged at error ("sweep run failed", outcome `failed`, its error), then thrown for the
+ * queue to retry. `elapsedMs`: the monotonic clock (tests move it).
+ */
+export function reportedSweep<P>(
+  queue: string,
+  expireInSeconds: number | undefined,
+  handler: (job: Job<P>) => Promise<void | SweepReport>,
+  log: Pick<WorkerContext['log'], 'info' | 'warn' | 'error'>,
+  elapsedMs: () => number = () => performance.now(),
+): (job: Job<P>) => Promise<void> {
+  return async (job) => {
+    const started = elapsedMs();
+    const report = (outcome: 'done' | 'failed', fields: object) => {
+      const durationMs = Math.round(elapsedMs() - started);
+      sweepDuration.observe({ queue, outcome }, durationMs / 1000);
+      const near = expireInSeconds !== undefined && durationMs > (expireInSeconds * 1000) / 2;
+      const line = { ...fields, queue, durationMs, outcome, ...(near ? { expireInSeconds } : {}) };
+      if (outcome === 'failed') log.error(line, 'sweep run failed');
+      else if (near) log.warn(line, 'sweep run near its expiry: it took more than half its expireInSeconds');
+      else log.info(line, 'sweep run');
+    };
+    let done: void | SweepReport;
+    try {
+      done = await handler(job);
+    } catch (error) {
+      report('failed', { err: error });
+      throw error;
+    }
+    report('done', done ?? {});
+  };
 }

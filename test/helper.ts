@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CustomerLang } from '../src/platform/language.ts';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -84,6 +85,34 @@ export async function openTestDatabase(t?: Teardown, _options: { empty?: boolean
   await handle.migrate(); // a no-op on the template's copy; kept so a stale template can never hide a migration
   t?.after(() => handle.close());
   return handle;
+}
+
+/**
+ * `ms` of time passed for the shared circuit `key` (platform/circuit-breaker.ts `SharedCircuitBreaker`,
+ * on the database's clock, which a test cannot move): its stored instants — the cool-down's end, the
+ * probe's mark — moved that far into the past. A probe whose mark moved is then one a newer probe may
+ * replace, and its own answers a straggler's: move time only past a probe's timeout, or with none.
+ */
+export async function circuitTimePassed(db: Db, key: string, ms: number): Promise<void> {
+  const earlier = (column: 'opened_until' | 'probe_started_at') =>
+    sql<Date>`${sql.ref(column)} - ${ms}::double precision * interval '1 millisecond'`;
+  await db
+    .updateTable('provider_circuits')
+    .set({ opened_until: earlier('opened_until'), probe_started_at: earlier('probe_started_at') })
+    .where('provider', '=', key)
+    .execute();
+}
+
+/**
+ * A logger that keeps what it is given, for a test to read its lines (manual review must warn, a
+ * sweep reports its run): `info`, `warn` and `error` as the app's logger takes them (the fields, then
+ * the message). Its lines are the calls, not the JSON written: createLogger with a `stream` for that.
+ */
+export function recordingLog() {
+  const lines: { level: string; message: string; data: Record<string, unknown> }[] = [];
+  const record = (level: string) => (data: object, message?: string) =>
+    void lines.push({ level, message: message ?? '', data: data as Record<string, unknown> });
+  return { lines, info: record('info'), warn: record('warn'), error: record('error') };
 }
 
 /** Migration files' names and contents, with PGlite's version: the templates' identity. */

@@ -163,9 +163,15 @@ export interface JobDefinition<P> {
    * them concurrently (I/O-bound handlers, fan-outs of thousands); `workers`: that many pollers.
    */
   concurrency?: { batchSize: number; workers?: number };
-  /** Builds the handler once per worker process. */
-  handler: (rt: JobRuntime) => (job: Job<P>) => Promise<void>;
+  /**
+   * Builds the handler once per worker process. A singleton sweep's handler returns what its run did
+   * (the counts it has): the worker logs them with the run's duration (`SweepReport`, worker.ts).
+   */
+  handler: (rt: JobRuntime) => (job: Job<P>) => Promise<void | SweepReport>;
 }
+
+/** What a sweep's run did, as counts and outcomes: logged at the end of the run (worker.ts `reportedSweep`). */
+export type SweepReport = Readonly<Record<string, number | string | boolean | undefined>>;
 
 /**
  * The queues a customer waits on after a flight is cancelled or delayed: a dead worker's job must run
@@ -436,6 +442,14 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           },
           'pending production payouts still left out of their files: parasol payouts list --left-out',
         );
+      return {
+        batchOutcome: report.outcome,
+        batches: report.batches.length,
+        payouts: report.batches.reduce((n, b) => n + b.payouts, 0),
+        refused: report.refused.length,
+        skipped: report.skipped.length,
+        waiting: report.waiting,
+      };
     },
   },
   payouts_ach_settle: {
@@ -455,6 +469,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
       });
       if (settled.paid + settled.unchanged > 0)
         rt.log.info(settled, 'ACH payouts past their return window settled paid');
+      return settled;
     },
   },
   claims_expire: {
@@ -474,6 +489,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           { abandoned: abandoned.length, claims: abandoned.slice(0, 20) },
           'claims never notified left for the desk (parasol claims list --status opened)',
         );
+      return { expired, requeued, abandoned: abandoned.length };
     },
   },
   claims_remind: {
@@ -497,6 +513,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         smsTotal.inc({ channel: 'notification', outcome: 'sent' }, reminded);
         rt.log.info({ reminded }, 'claims reminded');
       }
+      return { reminded };
     },
   },
   users_password_reset: {
@@ -560,6 +577,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           { endpointId: p.id, partnerId: p.partnerId, failedAttempts: p.failed, emailsQueued: p.emailed },
           'webhook endpoint paused: failing for days',
         );
+      return { paused: paused.length };
     },
   },
   flights_plan: {
@@ -572,6 +590,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
       const planned = await planWatches({ db: rt.db, now: rt.now, jobs: rt.jobs });
       if (planned.created + planned.reopened + planned.closed + planned.claimsOpened > 0)
         rt.log.info(planned, 'flight watches planned');
+      return { ...planned };
     },
   },
   flights_dispatch: {
@@ -608,6 +627,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     handler: (rt) => async (job) => {
       const outcome = await refitFromOutcomes(rt.db, job.data.requestedBy ?? 'system', rt.now());
       rt.log.info({ outcome }, 'risk model refit');
+      return { refit: outcome.kind, observations: outcome.observations };
     },
   },
 };

@@ -51,7 +51,8 @@ export interface FlightProviders {
 /**
  * Providers given explicitly (tests), each wrapped in a new breaker (platform/circuit-breaker.ts): in
  * memory, or, with `shared`, in the database (one per environment and provider name, shared by every
- * process). A provider's Retry-After is obeyed for at most `MAX_RETRY_AFTER_MS`, as by the watches.
+ * process, its cool-down and probe compared on the database's clock: a test's fake clock dates the
+ * watches, not the shared circuit). A provider's Retry-After is obeyed for at most `MAX_RETRY_AFTER_MS`, as by the watches.
  */
 export function flightProviders(
   providers: Partial<Record<Environment, FlightStatusProvider>>,
@@ -108,7 +109,7 @@ export function flightProvidersFromConfig(
             },
       )
     : undefined;
-  // the breakers are shared by every worker process (provider_circuits)
+  // the breakers are shared by every worker process (provider_circuits), on the database's clock
   return flightProviders(
     { sandbox: simulator('sandbox'), preproduction: simulator('preproduction'), ...(production ? { production } : {}) },
     {},

@@ -6,7 +6,7 @@ import { DomainError, type FieldError, type FieldErrorCode } from '../platform/e
 import { currencyError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount, ibanNeedsBic } from './bank-account.ts';
-import { isSepaAddressLine } from '../platform/latin-text.ts';
+import { isSepaAddressLine, isCountryCode } from '../platform/latin-text.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
 
 /**
@@ -147,17 +147,18 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
 
   const address = input.debtor.address;
   const addressLines = address?.lines.map((line) => toSepaText(line));
-  // the rule the configuration checks PARASOL_SEPA_DEBTOR_ADDRESS with at start (isSepaAddressLine)
+  // the rules the configuration checks PARASOL_SEPA_DEBTOR_ADDRESS with at start: the address's country
+  // an officially assigned ISO 3166-1 alpha-2 code, any country (isCountryCode), its lines isSepaAddressLine
   if (
     address &&
-    (!/^[A-Z]{2}$/.test(address.country) ||
+    (!isCountryCode(address.country) ||
       address.lines.length < 1 ||
       address.lines.length > 2 ||
       !address.lines.every(isSepaAddressLine))
   )
     fail(
       '/debtor/address',
-      'must be a country code and one or two lines of 1 to 70 SEPA Latin characters, without hidden characters',
+      'must be an ISO 3166-1 alpha-2 country code and one or two lines of 1 to 70 SEPA Latin characters, without hidden characters',
     );
 
   if (input.payouts.length === 0) fail('/payouts', 'must hold at least one payout', 'too_few');

@@ -23,8 +23,9 @@
  * generation never share a mark: the next one starts at least `probeTimeoutMs` after, or once the mark was cleared by the previous one's own answer.
  *
  * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
- * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker: what the
- * platform's providers and the SMTP sends use, so one process's outage finding protects the others.
+ * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker, its instants on
+ * the database's clock: what the platform's providers and the SMTP sends use, so one process's outage
+ * finding protects the others.
  * Generic (no domain): monitoring and notify both use it; the callers keep their work as rows in the
  * database, so nothing is lost with either.
  */
@@ -221,41 +222,40 @@ function closes(permit: Granted, generation: number, state: CircuitState, probeS
 
 /**
  * The same breaker with its state in PostgreSQL (table provider_circuits, one row per environment
- * and provider), shared by every worker process: once one process has seen `failureThreshold`
+ * and provider), on the database's clock, shared by every worker process: once one process has seen `failureThreshold`
  * failures in a row the circuit is open for all of them, and one probe in all is let through after
  * the cool-down. While closed, a check costs one primary-key read (no lock, no write); transitions
  * take the row's lock, so two processes never both probe.
  */
 export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
   private ensured = false;
-  private readonly databaseClock: boolean;
 
   /**
-   * `databaseClock`: the instants the processes compare — the probe's mark (`probe_started_at`) and
-   * the end of the cool-down (`opened_until`) — are the database's clock (`statement_timestamp()` of
-   * the statement that reads or writes them), not each caller's `now`: two processes whose clocks
-   * disagree by more than the probe's timeout would otherwise both probe (the fast one finding the
-   * other's probe timed out), or one wait past the cool-down. The
-   * caller's `now` still dates its own permit: a refusal's `retryAt` is the database's instant moved
-   * into the caller's clock (its distance from the database's now), so the caller schedules by its own
-   * clock as before. Without it (the flight monitoring, whose tests drive a fake clock), the caller's.
+   * The instants the processes compare — the probe's mark (`probe_started_at`) and the end of the
+   * cool-down (`opened_until`) — are the database's clock (`statement_timestamp()` of the statement
+   * that reads or writes them), never a caller's `now`: two processes whose clocks disagree by more
+   * than the probe's timeout would otherwise both probe (the fast one finding the other's probe timed
+   * out), or one wait past the cool-down. Every shared breaker (the flight-data providers', the SMTP
+   * server's) is shared across processes, so none has a reason to compare on its own clock; the
+   * in-memory `CircuitBreaker` is the one on the caller's. The caller's `now` still dates its own
+   * permit: a refusal's `retryAt` is the database's instant moved into the caller's clock (its distance
+   * from the database's now), so the caller schedules by its own clock (a test's fake one included).
+   * Tests move the shared state's time on the database side: they move its stored instants into the past.
    */
   constructor(
     private readonly db: Db,
     private readonly key: string,
-    options: CircuitBreakerOptions & { databaseClock?: boolean } = {},
+    options: CircuitBreakerOptions = {},
   ) {
     super(options);
-    this.databaseClock = options.databaseClock ?? false;
   }
 
   /**
-   * The instant the shared state is compared at, as SQL: the database's `statement_timestamp()`
-   * (`databaseClock`: when the statement reached the database — not `now()`, the transaction's start)
-   * or the caller's `now`.
+   * The instant the shared state is compared at, as SQL: the database's `statement_timestamp()` (when
+   * the statement reached the database — not `now()`, the transaction's start).
    */
-  private clock(now: Date) {
-    return this.databaseClock ? sql<Date | string>`statement_timestamp()` : sql<Date | string>`${now}::timestamptz`;
+  private clock() {
+    return sql<Date | string>`statement_timestamp()`;
   }
 
   private async ensure(): Promise<void> {
@@ -283,7 +283,7 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
         .selectAll()
         // the instant every process's marks are compared at, read by the locking statement itself (its
         // start: a wait for the lock is another process's short transaction; milliseconds, as stored)
-        .select(this.clock(now).as('compared_at'))
+        .select(this.clock().as('compared_at'))
         .where('provider', '=', this.key)
         .forUpdate()
         .executeTakeFirstOrThrow();
@@ -359,7 +359,8 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
       .execute();
   }
 
-  async failure(now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
+  /** `now` (the caller's) is not read: the circuit opens from the database's clock. */
+  async failure(_now: Date, permit: Granted, retryAfterMs?: number): Promise<void> {
     await this.ensure();
     // the same rule as counts(): a probe's failure only while it is the current probe (half-open, its
     // mark still there) — and then it opens the circuit again; a call's while of the current generation
@@ -370,11 +371,11 @@ export class SharedCircuitBreaker extends BreakerSettings implements Breaker {
       ? counted
       : sql<boolean>`(${counted} AND state = 'closed' AND failures + 1 >= ${this.threshold})`;
     // the instant for each case, NULL when that case does not open the circuit: the wait from the
-    // clock `acquire` compares it with, read by this statement (no round trip for the database's)
+    // database's clock, which `acquire` compares it with, read by this statement (no round trip)
     const epoch = new Date(0);
     const waitByCount = openUntil(epoch, true, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)!.getTime();
     const waitByRetryAfter = openUntil(epoch, false, this.coolDownMs, retryAfterMs, this.maxRetryAfterMs)?.getTime();
-    const from = this.clock(now);
+    const from = this.clock();
     const untilByCount = sql`(${from}::timestamptz + ${waitByCount}::double precision * interval '1 millisecond')`;
     const untilByRetryAfter =
       waitByRetryAfter === undefined

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { bicMatchesCountry } from './bic.ts';
 import { hasHiddenCharacter } from './hidden-characters.ts';
-import { isSepaAddressLine } from './latin-text.ts';
+import { isSepaAddressLine, isCountryCode } from './latin-text.ts';
 import { currencyError } from './money.ts';
 import { abaChecksumValid } from './routing-number.ts';
 
@@ -669,16 +669,18 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
 /**
  * PARASOL_SEPA_DEBTOR_ADDRESS: the insurer's postal address as a pain.001 writes it, its country (ISO
  * 3166 alpha-2: the address's own, not the IBAN's — a French insurer may hold its account in
- * Luxembourg) then one or two lines separated by "|" ("FR:12 rue de la Paix|75002 Paris"), each
- * checked by the file builder's own rule (`isSepaAddressLine`: no hidden character, 1 to 70
- * characters once in the SEPA Latin set), so that an address taken at start never refuses every file.
+ * Luxembourg) then one or two lines separated by "|" ("FR:12 rue de la Paix|75002 Paris"), the
+ * country and each line checked by the file builder's own rules (`isCountryCode`: an officially
+ * assigned ISO 3166-1 alpha-2 code, any country, not only SEPA members — "UK", "EU" or "DD" refused;
+ * `isSepaAddressLine`: no hidden character, 1 to 70 characters once in the SEPA Latin set), so that an
+ * address taken at start never refuses every file.
  */
 function debtorAddressConfig(text: string | undefined): { country: string; lines: readonly string[] } | undefined {
   if (text === undefined) return undefined;
   const refused = () =>
     new ConfigError(
       'PARASOL_SEPA_DEBTOR_ADDRESS',
-      'must be a country code, ":", then one or two address lines separated by "|" ("FR:1 place de la Bourse|75002 Paris"), each 1 to 70 characters of the SEPA Latin set (a-z A-Z 0-9 / - ? : ( ) . , \' +, accents dropped), without control or invisible characters',
+      'must be an ISO 3166-1 alpha-2 country code ("FR", "GB", not "UK" nor "EU"), ":", then one or two address lines separated by "|" ("FR:1 place de la Bourse|75002 Paris"), each 1 to 70 characters of the SEPA Latin set (a-z A-Z 0-9 / - ? : ( ) . , \' +, accents dropped), without control or invisible characters',
     );
   const colon = text.indexOf(':');
   const country = text.slice(0, colon).trim().toUpperCase();
@@ -689,13 +691,6 @@ function debtorAddressConfig(text: string | undefined): { country: string; lines
     .map((line) => line.replace(/ +/g, ' ').trim());
   if (lines.length > 2 || !lines.every(isSepaAddressLine)) throw refused();
   return Object.freeze({ country, lines: Object.freeze(lines) });
-}
-
-const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-
-/** An ISO 3166 alpha-2 country code ("FR", "LU"), not a made-up pair of letters. */
-function isCountryCode(code: string): boolean {
-  return /^[A-Z]{2}$/.test(code) && code !== 'ZZ' && REGIONS.of(code) !== undefined;
 }
 
 /**

@@ -88,3 +88,56 @@ export function isSepaAddressLine(line: string): boolean {
   const written = toSepaText(line);
   return written.length >= 1 && written.length <= SEPA_ADDRESS_LINE_MAX;
 }
+
+/**
+ * The 249 officially assigned ISO 3166-1 alpha-2 codes (source: the ISO 3166 Maintenance Agency's
+ * Online Browsing Platform, https://www.iso.org/obp/ui/#search/code/, "Officially assigned" codes,
+ * as of 2026). Not `Intl.DisplayNames`, which also names withdrawn codes (UK, DD, SU, YU, CS, AN, FX)
+ * and reserved or user-assigned ones (EU, EZ, UN, QO, XA, AC, CP, DG, EA, IC, TA…). No package in the
+ * project provides the list; a new assignment is added here.
+ */
+const ISO_3166_ALPHA_2: ReadonlySet<string> = Object.freeze(
+  new Set(
+    [
+      'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ',
+      'BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ',
+      'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ',
+      'DE DJ DK DM DO DZ',
+      'EC EE EG EH ER ES ET',
+      'FI FJ FK FM FO FR',
+      'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY',
+      'HK HM HN HR HT HU',
+      'ID IE IL IM IN IO IQ IR IS IT',
+      'JE JM JO JP',
+      'KE KG KH KI KM KN KP KR KW KY KZ',
+      'LA LB LC LI LK LR LS LT LU LV LY',
+      'MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ',
+      'NA NC NE NF NG NI NL NO NP NR NU NZ',
+      'OM',
+      'PA PE PF PG PH PK PL PM PN PR PS PT PW PY',
+      'QA',
+      'RE RO RS RU RW',
+      'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ',
+      'TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ',
+      'UA UG UM US UY UZ',
+      'VA VC VE VG VI VN VU',
+      'WF WS',
+      'YE YT',
+      'ZA ZM ZW',
+    ]
+      .join(' ')
+      .split(' '),
+  ),
+);
+
+/**
+ * Whether `code` is a country of the insurer's postal address in a pain.001 (`Dbtr/PstlAdr/Ctry`,
+ * ISO 3166 alpha-2): an officially assigned code in capitals ("FR", "LU", "GB"), not a withdrawn one
+ * ("UK", "DD"), a reserved or user-assigned one ("EU", "XA", "ZZ") nor a made-up pair ("QQ"). Any
+ * country, not only SEPA members: the address is the insurer's, its account may be elsewhere. The one
+ * rule, with `isSepaAddressLine`, of both the configuration at start (PARASOL_SEPA_DEBTOR_ADDRESS) and
+ * the file builder.
+ */
+export function isCountryCode(code: string): boolean {
+  return ISO_3166_ALPHA_2.has(code);
+}

@@ -9,7 +9,7 @@ import { giveUpAt, MAX_RETRY_AFTER_MS } from '../../src/monitoring/schedule.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/index.ts';
 import { DatabaseGauges, providerCallsTotal } from '../../src/platform/metrics.ts';
 import { findAirport } from '../../src/reference/index.ts';
-import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
+import { circuitTimePassed, createTestPartner, recordingLog, type TestApp, type TestPartner } from '../helper.ts';
 import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
 import {
   checkDeps,
@@ -20,7 +20,6 @@ import {
   monitoringApp,
   plus,
   randomDay,
-  recordingLog,
   subscribe,
   watchOf,
 } from './watch-fixtures.ts';
@@ -241,6 +240,7 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
       body: { title: 'Too Many Requests', reason: 'TOO_MANY_REQUESTS', detail: 'rate limit exceeded', status: 429 },
     });
     c.set(s.departure);
+    const failing = performance.now();
     const limited = await checkFlightWatch(deps, s.watch.id);
     assert.equal(limited.outcome, 'provider_error');
     assert.deepEqual(limited.outcome === 'provider_error' && limited.nextCheckAt, plus(s.departure, minutes(5)));
@@ -249,12 +249,23 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     await providers.forEnvironment('production')!.breaker.success({ allowed: true, probe: false, generation: 0 });
     // the key is throttled for every flight: the next watch does not call, it waits for the Retry-After
     const waiting = await checkFlightWatch(deps, other.watch.id);
-    assert.deepEqual(waiting, { outcome: 'circuit_open', nextCheckAt: plus(s.departure, minutes(5)) });
+    const elapsed = performance.now() - failing;
+    assert.equal(waiting.outcome, 'circuit_open');
+    // the circuit's end is the database's clock, moved into the watches' (the test's): the Retry-After
+    // from the 429, less the time the database's clock moved since the 429 — no more than the test's
+    // own since then (1 ms more for the rounding to milliseconds)
+    const early = plus(s.departure, minutes(5)).getTime() - (waiting as { nextCheckAt: Date }).nextCheckAt.getTime();
+    assert.ok(
+      early >= 0 && early <= Math.ceil(elapsed) + 1,
+      `waits for the Retry-After (${early} ms early, ${elapsed} ms taken)`,
+    );
     assert.equal(calls, 1, 'one call: the 429');
     assert.equal((await watchOf(t, 'production', other.flight, other.date))?.state, 'watching');
 
-    // then one probe: the provider answers, the circuit closes
+    // then one probe: the provider answers, the circuit closes (its 5 minutes passed on the
+    // database's clock, which the shared circuit compares on, and on the test's)
     s.fake.override(undefined);
+    await circuitTimePassed(t.db, `production:${provider.name}`, minutes(5));
     c.set(plus(s.departure, minutes(5)));
     assert.equal((await checkFlightWatch(deps, other.watch.id)).outcome, 'pending');
     assert.equal(calls, 2);

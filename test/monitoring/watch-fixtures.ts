@@ -155,17 +155,6 @@ export async function cancel(t: TestApp, c: Clock, partner: TestPartner, contrac
 
 export const silentLog = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** Records warnings and errors (manual review must warn). */
-export function recordingLog() {
-  const lines: { level: string; message: string; data: object }[] = [];
-  return {
-    lines,
-    info: (data: object, message: string) => void lines.push({ level: 'info', message, data }),
-    warn: (data: object, message: string) => void lines.push({ level: 'warn', message, data }),
-    error: (data: object, message: string) => void lines.push({ level: 'error', message, data }),
-  };
-}
-
 export function checkDeps(
   t: TestApp,
   c: Clock,

@@ -10,7 +10,7 @@ import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring
 import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
 import { SimulatorProvider, type SimulatedFlightEvent } from '../../src/monitoring/simulator.ts';
 import { listWatches } from '../../src/monitoring/watches-repo.ts';
-import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
+import { createTestPartner, recordingLog, type TestApp, type TestPartner } from '../helper.ts';
 import {
   auditOf,
   cancel,
@@ -23,7 +23,6 @@ import {
   plus,
   queuedChecks,
   randomDay,
-  recordingLog,
   subscribe,
   watchOf,
   type Contract,

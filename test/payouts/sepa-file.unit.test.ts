@@ -208,13 +208,21 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       /<Dbtr><Nm>Parasol Assurances SA<\/Nm><PstlAdr><Ctry>FR<\/Ctry><AdrLine>Tour Acores \+ OEillets<\/AdrLine><AdrLine>75002 Paris<\/AdrLine><\/PstlAdr><\/Dbtr>/,
     );
     assert.equal(file.xml.split('<PstlAdr>').length, 2, 'one address: the debtor’s');
-    // the rule the configuration checks at start (isSepaAddressLine): three lines, nothing left in
+    // the rules the configuration checks at start (isSepaAddressLine): three lines, nothing left in
     // the Latin set, a hidden character, more than 70 characters once written
     for (const lines of [['a', 'b', 'c'], ['東京都', 'Paris'], ['!!!'], ['1 rue X\u0007'], ['ß'.repeat(36)]])
       assert.deepEqual(
         refusal(batch({ debtor: { ...noAddress, address: { country: 'FR', lines } } })).map((e) => e.field),
         ['/debtor/address'],
         JSON.stringify(lines),
+      );
+    // and its country rule (isCountryCode): a made-up pair of capitals, "ZZ", lower case; codes a
+    // region name exists for but no country has: withdrawn (UK for GB, DD), reserved (EU)
+    for (const country of ['QQ', 'ZZ', 'fr', 'UK', 'EU', 'DD'])
+      assert.deepEqual(
+        refusal(batch({ debtor: { ...noAddress, address: { country, lines: ['1 rue X'] } } })).map((e) => e.field),
+        ['/debtor/address'],
+        country,
       );
   });
 

@@ -257,6 +257,11 @@ describe('loadConfig', () => {
     // the country first: without it, or not one
     [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: '1 place de la Bourse|75002 Paris' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
     [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'XX:1 place de la Bourse' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    // not an officially assigned ISO 3166-1 code, though a region's name exists for it: withdrawn
+    // (UK, GB's; DD), reserved (EU)
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'UK:1 Churchill Place|London E14 5HP' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'EU:1 place de la Bourse' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ADDRESS: 'dd:Unter den Linden 1' }, 'PARASOL_SEPA_DEBTOR_ADDRESS'],
     // on its own, as the accounts: the insurer account is what it is the address of
     [{ PARASOL_SEPA_DEBTOR_ADDRESS: 'FR:1 place de la Bourse|75002 Paris' }, 'PARASOL_SEPA_DEBTOR_NAME'],
     // withdrawn in 2025 (replaced by XCG): no transfer pays it

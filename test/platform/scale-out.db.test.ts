@@ -16,6 +16,7 @@ import {
 import { JobQueue } from '../../src/platform/jobs.ts';
 import {
   buildTestApp,
+  circuitTimePassed,
   createTestPartner,
   eventually,
   FLIGHT,
@@ -196,6 +197,29 @@ describe('circuit breaker shared through the database', () => {
     return permit;
   }
 
+  /**
+   * A refusal's `retryAt`: `expected` exactly for the in-memory breaker (the caller's clock); for the
+   * shared one (the database's clock, moved into the caller's) as far from the caller's `now` as the
+   * stored instant is from the database's now — `expected`, less the time the database's clock moved
+   * between the failure and the refusal: no more than the test's own time since `startedAt`
+   * (`performance.now()` before the failure; 1 ms more for the rounding to milliseconds).
+   */
+  function assertRetryAt(
+    permit: Awaited<ReturnType<Breaker['acquire']>>,
+    expected: Date,
+    shared: boolean,
+    startedAt: number,
+  ): void {
+    const elapsed = performance.now() - startedAt;
+    assert.ok(!permit.allowed, `refused: ${JSON.stringify(permit)}`);
+    if (!shared) return assert.deepEqual(permit.retryAt, expected);
+    const early = expected.getTime() - permit.retryAt.getTime();
+    assert.ok(
+      early >= 0 && early <= Math.ceil(elapsed) + 1,
+      `retryAt ${permit.retryAt.toISOString()} ≈ ${expected.toISOString()} (${early} ms early, ${elapsed} ms taken)`,
+    );
+  }
+
   it("one process's outage finding opens the circuit for the others; one probe in all", async (tc) => {
     const database = await openTestDatabase(tc);
     const key = `production:test-${Date.now().toString(36)}`;
@@ -205,13 +229,18 @@ describe('circuit breaker shared through the database', () => {
     const now = new Date();
     assert.deepEqual(await two.acquire(now), { allowed: true, probe: false, generation: 0 });
     await one.failure(now, await granted(one, now));
+    const failing = performance.now();
     await one.failure(now, await granted(one, now));
     assert.equal(one.state, 'open');
     const refused = await two.acquire(now);
     assert.equal(refused.allowed, false, 'the other process makes no call');
+    assertRetryAt(refused, new Date(now.getTime() + MINUTE), true, failing);
+    // the cool-down over, on the database's clock (the instants compared are its, not `now`)
+    await circuitTimePassed(database.db, key, MINUTE + 1);
     const later = new Date(now.getTime() + MINUTE + 1);
     const probe = await two.acquire(later);
-    assert.deepEqual(probe, { allowed: true, probe: true, generation: 1, probeStartedAt: later });
+    assert.ok(probe.allowed && probe.probe, JSON.stringify(probe));
+    assert.equal(probe.generation, 1);
     assert.equal((await one.acquire(later)).allowed, false, 'one probe at a time, across processes');
     await two.success(probe);
     assert.deepEqual(await one.acquire(later), { allowed: true, probe: false, generation: 1 });
@@ -234,10 +263,14 @@ describe('circuit breaker shared through the database', () => {
           : [local, local];
       const now = new Date();
       const at = (ms: number) => new Date(now.getTime() + ms);
+      const shared = kind === 'shared';
+      // the in-memory breaker's time is each call's `now`; the shared one's the database's, moved here
+      const passed = (ms: number) => (shared ? circuitTimePassed(database.db, key, ms) : Promise.resolve());
       // four calls let through while closed; two fail and open it
       const stragglers = [await granted(two, now), await granted(two, now)];
       await one.failure(now, await granted(one, now));
       await one.failure(now, await granted(one, now));
+      await passed(MINUTE);
       const probe = await granted(one, at(MINUTE));
       assert.equal(probe.probe, true);
       await two.success(stragglers[0]!);
@@ -245,16 +278,23 @@ describe('circuit breaker shared through the database', () => {
       await two.failure(at(MINUTE + 1), stragglers[1]!);
       assert.equal(two.state, 'half_open', "a straggler's failure is not the probe's");
       assert.equal((await two.acquire(at(MINUTE + 2))).allowed, false, 'the probe is still the one');
+      const failing = performance.now();
       await one.failure(at(MINUTE + 10_000), probe);
       assert.equal(one.state, 'open', "the probe's own failure opens it again");
-      assert.deepEqual(await two.acquire(at(MINUTE + 10_001)), {
-        allowed: false,
-        retryAt: at(2 * MINUTE + 10_000),
-      });
+      // in the caller's clock: the cool-down from the probe's failure (shared: the database's, moved into it)
+      assertRetryAt(
+        await two.acquire(at(MINUTE + 10_001)),
+        shared ? at(2 * MINUTE + 10_001) : at(2 * MINUTE + 10_000),
+        shared,
+        failing,
+      );
       await one.success(probe);
       assert.equal(one.state, 'open', "the previous generation's probe answering late does not close it");
+      await passed(MINUTE);
       const next = await granted(two, at(2 * MINUTE + 10_000));
-      assert.deepEqual(next, { allowed: true, probe: true, generation: 2, probeStartedAt: at(2 * MINUTE + 10_000) });
+      assert.equal(next.probe, true);
+      assert.equal(next.generation, 2);
+      if (!shared) assert.deepEqual(next.probeStartedAt, at(2 * MINUTE + 10_000));
       await two.success(next);
       assert.equal(two.state, 'closed', 'the probe of this generation closes it');
       assert.deepEqual(await one.acquire(at(2 * MINUTE + 10_001)), { allowed: true, probe: false, generation: 2 });
@@ -269,14 +309,21 @@ describe('circuit breaker shared through the database', () => {
         kind === 'shared'
           ? [new SharedCircuitBreaker(database.db, key, options), new SharedCircuitBreaker(database.db, key, options)]
           : [local, local];
+      // the callers' clock, years away from the database's: the shared breaker compares on the latter
       const t0 = new Date('2031-06-01T12:00:00Z');
       const at = (ms: number) => new Date(t0.getTime() + ms);
+      const shared = kind === 'shared';
+      const passed = (ms: number) => (shared ? circuitTimePassed(database.db, key, ms) : Promise.resolve());
       await one.failure(t0, await granted(one, t0));
       assert.equal(one.state, 'open');
       // the first probe hangs (its job died, or its call is slow): after its timeout a second one goes
+      await passed(MINUTE);
       const first = await granted(one, at(MINUTE));
       assert.equal(first.probe, true);
+      // a cool-down after the probe started, short of its timeout: compared with coolDownMs it would go
+      await passed(MINUTE);
       assert.equal((await two.acquire(at(2 * MINUTE))).allowed, false, 'the first probe is still the one');
+      await passed(MINUTE);
       const second = await granted(two, at(3 * MINUTE));
       assert.equal(second.probe, true, 'a probe that never reported back no longer blocks');
       // the first answers late: nothing it says is the probe's any more
@@ -307,8 +354,14 @@ describe('circuit breaker shared through the database', () => {
       );
       assert.deepEqual(await one.acquire(at(3 * MINUTE + 6_000)), { allowed: true, probe: false, generation: 1 });
       // but its Retry-After is the provider speaking now
+      const failing = performance.now();
       await two.failure(at(3 * MINUTE + 7_000), first, 30_000);
-      assert.deepEqual(await one.acquire(at(3 * MINUTE + 8_000)), { allowed: false, retryAt: at(3 * MINUTE + 37_000) });
+      assertRetryAt(
+        await one.acquire(at(3 * MINUTE + 8_000)),
+        shared ? at(3 * MINUTE + 38_000) : at(3 * MINUTE + 37_000),
+        shared,
+        failing,
+      );
     });
   }
 });

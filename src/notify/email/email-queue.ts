@@ -130,12 +130,12 @@ const CLAIM_KEY = /^claim:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
  * The SMTP circuit's settings: opened by the first refused login (a refusal is ours to fix, not a
  * passing error), closed by the next login that works; one probe every 5 minutes meanwhile (an
  * operator's fix is picked up within 5 minutes), a probe that never answered (the send's 60 s expiry)
- * replaced after 2. Its instants are the database's clock (`databaseClock`): every worker compares
- * the one probe's mark and the cool-down's end on the same clock, whatever its own says.
+ * replaced after 2. Its instants are the database's clock (as every `SharedCircuitBreaker`'s): every
+ * worker compares the one probe's mark and the cool-down's end on the same clock, whatever its own says.
  */
 export const SMTP_CIRCUIT = {
   key: 'email:smtp',
-  options: { failureThreshold: 1, coolDownMs: 5 * 60_000, probeTimeoutMs: 2 * 60_000, databaseClock: true },
+  options: { failureThreshold: 1, coolDownMs: 5 * 60_000, probeTimeoutMs: 2 * 60_000 },
 } as const;
 
 export interface EmailProviders {
