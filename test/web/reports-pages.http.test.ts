@@ -135,7 +135,10 @@ describe('money reports in the consoles', () => {
     const inRange = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-2)}&to=${today()}`);
     assert.equal(inRange.statusCode, 200);
     assert.match(inRange.body, /<strong id="total-subscriptions">2<\/strong>/);
-    assert.ok(inRange.body.includes(`${dayAfter(-2)} – ${today()}`));
+    // the period as a person reads it, the English way ('26 Nov 2026 – 28 Nov 2026')
+    const written = (iso: string) =>
+      new Date(`${iso}T00:00:00Z`).toLocaleDateString('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+    assert.ok(inRange.body.includes(`<h2>${written(dayAfter(-2))} – ${written(today())}</h2>`));
     const later = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(1)}&to=${dayAfter(3)}`);
     assert.match(later.body, /<strong id="total-subscriptions">0<\/strong>/);
     const reversed = await browser.get(`/console/dashboard?env=sandbox&from=${today()}&to=${dayAfter(-3)}`);
