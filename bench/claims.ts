@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { submitBankDetails } from '../src/payouts/bank-details.ts';
 import { openClaimsForFlightEvent } from '../src/claims/open-claims.ts';
+import { sealBookingReference } from '../src/flight/booking-reference.ts';
 import { setConfiguration } from '../src/partners/configuration.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from '../src/partners/partners.ts';
 import { loadConfig } from '../src/platform/config.ts';
@@ -106,15 +107,16 @@ async function seedContracts(
   });
   const email = encrypt(KEYS.encryption, 'bench@example.com');
   const phone = encrypt(KEYS.encryption, '+33612345678');
+  const booking = sealBookingReference(KEYS.encryption, 'PNR123');
   const departureAt = `${departureDate}T10:30:00Z`;
   const tag = crypto.randomBytes(4).toString('hex').toUpperCase();
   await sql`
     WITH c AS (
       INSERT INTO contracts (contract_number, partner_id, environment, quote_id, configuration_id, configuration_version, risk_model_version, status, formula, coverage,
         passengers, currency, premium_net, premium_tax, premium_commission, premium_total, customer_first_name, customer_last_name,
-        customer_email_enc, customer_phone_enc, customer_language, booking_reference, first_departure_at, quoted_at)
+        customer_email_enc, customer_phone_enc, customer_language, booking_reference_enc, booking_reference_hmac, first_departure_at, quoted_at)
       SELECT 'FD-B' || ${tag} || '-' || i, ${p.id}::uuid, 'sandbox', 'bench-' || ${tag} || '-' || i, ${p.configurationId}::uuid, 1, 'v1', 'active',
-        'delay_and_cancellation', ${coverage}::jsonb, 1, 'EUR', 1000, 90, 200, 1090, 'Camille', 'Martin', ${email}, ${phone}, 'en', 'PNR123',
+        'delay_and_cancellation', ${coverage}::jsonb, 1, 'EUR', 1000, 90, 200, 1090, 'Camille', 'Martin', ${email}, ${phone}, 'en', ${booking.booking_reference_enc}, ${booking.booking_reference_hmac},
         ${departureAt}::timestamptz, now()
       FROM generate_series(1, ${n}) AS i
       RETURNING id)
