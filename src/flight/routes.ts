@@ -425,6 +425,8 @@ export function flightDelayRoutes(
       ['/getClaims', 'getClaimsAlias'],
     ] as const) {
       app.post(path, {
+        // a POST only for its body: it reads, and spends the read budget
+        config: { rateClass: 'read' },
         schema: {
           tags,
           operationId,

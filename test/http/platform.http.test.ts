@@ -72,6 +72,30 @@ describe('rate limits', () => {
   });
 });
 
+describe('rate classes', () => {
+  let t: TestApp;
+  before(
+    async () =>
+      (t = await buildTestApp({
+        env: { PARASOL_RATE_LIMIT_WRITE_PER_MINUTE: '1', PARASOL_RATE_LIMIT_READ_PER_MINUTE: '3' },
+      })),
+  );
+  after(() => t.close());
+
+  it('counts /getclaims, a POST that only reads, as a read, not a write', async () => {
+    const partner = await createTestPartner(t.db);
+    const statuses = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await post(t.app, `${FLIGHT}/getclaims`, { fromDate: '2026-01-01', toDate: '2026-01-31' }, partner.auth))
+          .status,
+      );
+    assert.deepEqual(statuses, [200, 200, 200, 429], 'the read budget (3), not the write budget (1)');
+    const write = await post(t.app, `${FLIGHT}/cancel`, { contractNumber: 'FD-NONE' }, partner.auth);
+    assert.notEqual(write.status, 429, 'listing claims spent none of the write budget');
+  });
+});
+
 describe('errors we did not expect', () => {
   let t: TestApp;
   const exploding: RiskModel = {
