@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Job, JobQueue } from '../../src/platform/jobs.ts';
 import { createLogger } from '../../src/platform/logging.ts';
@@ -6,9 +9,20 @@ import { registry } from '../../src/platform/metrics.ts';
 import { sql } from 'kysely';
 import { JOBS, SweepFailure } from '../../src/jobs/registry.ts';
 import type { Db } from '../../src/platform/db.ts';
-import { refitFromOutcomes } from '../../src/risk/model-versions.ts';
+import { ensureDefaultModel, listModelVersions } from '../../src/risk/model-versions.ts';
 import { reportedSweep, startWorkers, type WorkerContext } from '../../src/worker.ts';
-import { openTestDatabase, recordingLog, testConfig } from '../helper.ts';
+import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import { openCancelledFlightClaim } from '../claims/claim-setup.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  insureFlight,
+  openTestDatabase,
+  operatorToken,
+  recordingLog,
+  testConfig,
+} from '../helper.ts';
+import { achBatchDeps, achPayoutsEnv, usAccountClaim } from '../payouts/ach-setup.ts';
 
 /** The seven queues of pg-boss policy 'singleton' (docs/OPERATIONS.md, "Logs"). */
 const SINGLETON_QUEUES = [
@@ -21,8 +35,8 @@ const SINGLETON_QUEUES = [
   'risk_refit',
 ] as const;
 
-/** Every worker's handler as startWorkers registers it, on `db`, and what they log. */
-async function startedWorkers(db: Db) {
+/** Every worker's handler as startWorkers registers it, on `db`, and what they log (`now`, `keys`: the runs'). */
+async function startedWorkers(db: Db, o: { now?: () => Date; keys?: WorkerContext['keys'] } = {}) {
   const handlers = new Map<string, (job: Job<unknown>) => Promise<void>>();
   const recorder = {
     // what a run sends goes nowhere: the runs are the test's
@@ -35,7 +49,13 @@ async function startedWorkers(db: Db) {
       void handlers.set(name, handler),
   } as unknown as JobQueue;
   const log = recordingLog();
-  const ctx = { db, config: testConfig(), keys: {}, now: () => new Date(), log } as unknown as WorkerContext;
+  const ctx = {
+    db,
+    config: testConfig(),
+    keys: o.keys ?? {},
+    now: o.now ?? (() => new Date()),
+    log,
+  } as unknown as WorkerContext;
   await startWorkers(recorder, ctx);
   log.lines.length = 0; // what the start says (a configuration warning) is not a run's
   return { handlers, log };
@@ -194,20 +214,77 @@ describe('singleton sweeps report each run (worker.ts reportedSweep)', () => {
     assert.equal(await counted('parasol_sepa_batch_runs_total', 'outcome="error"'), before + 1);
   });
 
-  it('the singleton sweeps log no line of their own for a run: the sweep line carries their counts (risk_refit: what the refit did)', async (tc) => {
-    const database = await openTestDatabase(tc);
-    const { handlers, log } = await startedWorkers(database.db);
-    for (const queue of SINGLETON_QUEUES) await handlers.get(queue)!({ id: `${queue}-1`, data: {} });
+  it('the singleton sweeps log no line of their own for a run, each with something to do: the sweep line carries their counts (risk_refit: the version it created)', async (tc) => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-sweep-report-'));
+    const t = await buildTestApp({ env: achPayoutsEnv(dir) });
+    tc.after(async () => {
+      await t.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    });
+    const seq = 4100 + (process.pid % 400);
+    // a production US-account claim, its payout in an ACH file made on Wednesday 7 May 2031 (its return
+    // window passed on Tuesday 13 May: test/payouts/ach-settle.http.test.ts)
+    const usd = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
+    const operator = (await operatorToken(t, 'sweep-report')).auth;
+    await usAccountClaim(t, usd, { flightNumber: `AF${seq}`, operator });
+    const batch = await createAchBatch(achBatchDeps(t, dir, '2031-05-07T14:00:00Z'), { actor: 'operator:test' });
+    assert.ok(batch && 'batchId' in batch, JSON.stringify(batch));
+    // a sandbox claim waiting for bank details: reminded two days before its due date, expired after it
+    const sandbox = await createTestPartner(t.db);
+    const { c } = await openCancelledFlightClaim(t.app, sandbox, `AF${seq + 1}`);
+    const { bank_details_due_at: dueAt } = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+      .select('cl.bank_details_due_at')
+      .where('c.contract_number', '=', c.contractNumber)
+      .executeTakeFirstOrThrow();
+    // a flight insured, the day before its departure: a watch to create
+    const insured = await insureFlight(t.app, sandbox, { flightNumber: `AF${seq + 2}` });
+    const departure = new Date(`${insured.departureDate}T10:30:00Z`);
+    const at: Partial<Record<(typeof SINGLETON_QUEUES)[number], Date>> = {
+      payouts_ach_settle: new Date('2031-05-13T12:00:00Z'),
+      claims_remind: new Date(dueAt!.getTime() - 2 * 86_400_000),
+      claims_expire: new Date(dueAt!.getTime() + 60_000),
+      flights_plan: new Date(departure.getTime() - 86_400_000),
+    };
+    await ensureDefaultModel(t.db);
+    let clock: Date | undefined;
+    const { handlers, log } = await startedWorkers(t.db, {
+      now: () => clock ?? new Date(),
+      keys: t.app.parasol.keys,
+    });
+    // the reminder before the expiry
+    const order: (typeof SINGLETON_QUEUES)[number][] = [
+      ...SINGLETON_QUEUES.filter((q) => q !== 'claims_expire'),
+      'claims_expire',
+    ];
+    for (const queue of order) {
+      clock = at[queue];
+      await handlers.get(queue)!({ id: `${queue}-1`, data: {} });
+    }
     assert.deepEqual(
       log.lines.map((l) => [l.level, l.message, l.data.queue]),
-      SINGLETON_QUEUES.map((queue) => ['info', 'sweep run', queue]),
+      order.map((queue) => ['info', 'sweep run', queue]),
       JSON.stringify(log.lines),
     );
-    const refit = log.lines.find((l) => l.data.queue === 'risk_refit')!.data;
-    const outcome = await refitFromOutcomes(database.db, 'system', new Date());
-    assert.equal(refit.refit, outcome.kind);
-    const { kind: _kind, ...rest } = outcome;
-    for (const [field, value] of Object.entries(rest)) assert.equal(refit[field], value, field);
+    const line = (queue: string) => log.lines.find((l) => l.data.queue === queue)!.data;
+    // each of those four did something: their handlers' own info lines were logged only then
+    assert.ok((line('payouts_ach_settle').paid as number) > 0, JSON.stringify(line('payouts_ach_settle')));
+    assert.ok((line('claims_remind').reminded as number) > 0, JSON.stringify(line('claims_remind')));
+    assert.ok((line('claims_expire').expired as number) > 0, JSON.stringify(line('claims_expire')));
+    assert.ok((line('flights_plan').created as number) > 0, JSON.stringify(line('flights_plan')));
+    // risk_refit created a version from the production flight decided (its claim): the line names it
+    const { durationMs: _ms, outcome: _outcome, queue: _queue, ...refit } = line('risk_refit');
+    const [made] = (await listModelVersions(t.db)).filter((v) => v.source === 'refit');
+    assert.ok(made, 'the refit stored a version');
+    assert.deepEqual(refit, {
+      refit: 'created',
+      version: made.version,
+      baseVersion: made.baseVersion,
+      observations: made.observations,
+      dataCutoff: made.dataCutoff,
+    });
+    assert.ok(made.observations > 0);
   });
 
   it('through the worker process logger: one JSON line with the message, the queue, the duration and the counts', async () => {
