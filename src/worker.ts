@@ -9,6 +9,7 @@ import {
   type JobDefinition,
   type JobRuntime,
   type ScheduleConfig,
+  SweepFailure,
   type SweepReport,
   type WorkerContext,
 } from './jobs/registry.ts';
@@ -75,9 +76,12 @@ async function startWorker<N extends QueueName>(jobs: JobQueue, name: N, runtime
  * queue, durationMs, outcome }` (the wrapper's own fields win over a count of the same name), "sweep
  * run" at info — and the run's duration in `parasol_sweep_duration_seconds` (by queue and outcome). A
  * run that took more than half the queue's `expireInSeconds` is logged at warn instead ("sweep run
- * near its expiry"): past its expiry pg-boss would take it for dead and retry it beside itself. A
- * failed run is logged at error ("sweep run failed", outcome `failed`, its error), then thrown for the
- * queue to retry. `elapsedMs`: the monotonic clock (tests move it).
+ * near its expiry", with `expireInSeconds`): past its expiry pg-boss would take it for dead and retry
+ * it beside itself. One that took more than its `expireInSeconds` has `pastExpiry: true` too, and at
+ * warn the message "sweep run past its expiry": the queue may have started it again already. A failed
+ * run is logged at error ("sweep run failed", outcome `failed`, its error — with a `SweepFailure`'s
+ * report, its cause), then thrown for the queue to retry (a `SweepFailure`'s cause). The handler logs
+ * no line of its own for the run as a whole. `elapsedMs`: the monotonic clock (tests move it).
  */
 export function reportedSweep<P>(
   queue: string,
@@ -91,9 +95,19 @@ export function reportedSweep<P>(
     const report = (outcome: 'done' | 'failed', fields: object) => {
       const durationMs = Math.round(elapsedMs() - started);
       sweepDuration.observe({ queue, outcome }, durationMs / 1000);
-      const near = expireInSeconds !== undefined && durationMs > (expireInSeconds * 1000) / 2;
-      const line = { ...fields, queue, durationMs, outcome, ...(near ? { expireInSeconds } : {}) };
+      const expiryMs = expireInSeconds === undefined ? undefined : expireInSeconds * 1000;
+      const near = expiryMs !== undefined && durationMs > expiryMs / 2;
+      const past = expiryMs !== undefined && durationMs > expiryMs;
+      const line = {
+        ...fields,
+        queue,
+        durationMs,
+        outcome,
+        ...(near ? { expireInSeconds } : {}),
+        ...(past ? { pastExpiry: true } : {}),
+      };
       if (outcome === 'failed') log.error(line, 'sweep run failed');
+      else if (past) log.warn(line, 'sweep run past its expiry: the queue may have started it again beside itself');
       else if (near) log.warn(line, 'sweep run near its expiry: it took more than half its expireInSeconds');
       else log.info(line, 'sweep run');
     };
@@ -101,6 +115,10 @@ export function reportedSweep<P>(
     try {
       done = await handler(job);
     } catch (error) {
+      if (error instanceof SweepFailure) {
+        report('failed', { ...error.report, err: error.cause });
+        throw error.cause;
+      }
       report('failed', { err: error });
       throw error;
     }

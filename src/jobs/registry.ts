@@ -165,13 +165,30 @@ export interface JobDefinition<P> {
   concurrency?: { batchSize: number; workers?: number };
   /**
    * Builds the handler once per worker process. A singleton sweep's handler returns what its run did
-   * (the counts it has): the worker logs them with the run's duration (`SweepReport`, worker.ts).
+   * (the counts it has): the worker logs them with the run's duration (`SweepReport`, worker.ts), the
+   * run's one line — the handler logs only per item (a file made, a payout left out), never the run's
+   * counts or its failure again (a `SweepFailure` adds to the worker's failed line).
    */
   handler: (rt: JobRuntime) => (job: Job<P>) => Promise<void | SweepReport>;
 }
 
 /** What a sweep's run did, as counts and outcomes: logged at the end of the run (worker.ts `reportedSweep`). */
 export type SweepReport = Readonly<Record<string, number | string | boolean | undefined>>;
+
+/**
+ * Thrown by a sweep's handler whose failed run has something to say beside its error (the SEPA batch:
+ * `batchOutcome: 'error'`): the worker's one `sweep run failed` line carries `report` with `err` the
+ * `cause`, and the worker throws the `cause` on to the queue (the error pg-boss records is the run's own).
+ */
+export class SweepFailure extends Error {
+  constructor(
+    readonly report: SweepReport,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'SweepFailure';
+  }
+}
 
 /**
  * The queues a customer waits on after a flight is cancelled or delayed: a dead worker's job must run
@@ -366,9 +383,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         report = await runScheduledSepaBatch(deps);
       } catch (error) {
         sepaBatchRunsTotal.inc({ outcome: 'error' });
-        // pg-boss records the failure on the job without logging it: said here for the operator
-        rt.log.error({ err: error }, 'payout batch run failed (retried by the queue, then at the next tick)');
-        throw error;
+        // logged once, by the worker ('sweep run failed', with batchOutcome as the metric's); the queue
+        // retries it, then the next tick runs it again
+        throw new SweepFailure({ batchOutcome: 'error' }, error);
       }
       sepaBatchRunsTotal.inc({ outcome: report.outcome });
       for (const file of report.recorded)
@@ -467,8 +484,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         warn: (w: SettleWarning) =>
           rt.log.warn({ code: w.code, claimId: w.claimId, endToEndId: w.endToEndId }, w.message),
       });
-      if (settled.paid + settled.unchanged > 0)
-        rt.log.info(settled, 'ACH payouts past their return window settled paid');
+      // its counts (paid, unchanged) are the worker's 'sweep run' line
       return settled;
     },
   },
@@ -480,7 +496,6 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     schedule: '*/15 * * * *',
     handler: (rt) => async () => {
       const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
-      if (expired > 0) rt.log.info({ expired }, 'claims expired');
       const { requeued, abandoned } = await requeueNeverNotified({ db: rt.db, jobs: rt.jobs, now: rt.now });
       if (requeued > 0)
         rt.log.warn({ requeued }, 'claims whose first message was lost: their notification queued again');
@@ -509,10 +524,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         quietHours: rt.config.smsQuietHours,
         now: rt.now,
       });
-      if (reminded > 0) {
-        smsTotal.inc({ channel: 'notification', outcome: 'sent' }, reminded);
-        rt.log.info({ reminded }, 'claims reminded');
-      }
+      if (reminded > 0) smsTotal.inc({ channel: 'notification', outcome: 'sent' }, reminded);
       return { reminded };
     },
   },
@@ -587,10 +599,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300, policy: 'singleton' },
     schedule: '*/5 * * * *',
     handler: (rt) => async () => {
-      const planned = await planWatches({ db: rt.db, now: rt.now, jobs: rt.jobs });
-      if (planned.created + planned.reopened + planned.closed + planned.claimsOpened > 0)
-        rt.log.info(planned, 'flight watches planned');
-      return { ...planned };
+      return { ...(await planWatches({ db: rt.db, now: rt.now, jobs: rt.jobs })) };
     },
   },
   flights_dispatch: {
@@ -625,9 +634,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     schedule: '17 3 * * 1',
     // scheduled, or asked for in the operator console (who asked is the version's author)
     handler: (rt) => async (job) => {
-      const outcome = await refitFromOutcomes(rt.db, job.data.requestedBy ?? 'system', rt.now());
-      rt.log.info({ outcome }, 'risk model refit');
-      return { refit: outcome.kind, observations: outcome.observations };
+      const { kind, ...outcome } = await refitFromOutcomes(rt.db, job.data.requestedBy ?? 'system', rt.now());
+      // created: version, baseVersion, observations, dataCutoff; unchanged: reason (baseVersion), observations
+      return { refit: kind, ...outcome };
     },
   },
 };

@@ -93,8 +93,10 @@ export function isSepaAddressLine(line: string): boolean {
  * The 249 officially assigned ISO 3166-1 alpha-2 codes (source: the ISO 3166 Maintenance Agency's
  * Online Browsing Platform, https://www.iso.org/obp/ui/#search/code/, "Officially assigned" codes,
  * as of 2026). Not `Intl.DisplayNames`, which also names withdrawn codes (UK, DD, SU, YU, CS, AN, FX)
- * and reserved or user-assigned ones (EU, EZ, UN, QO, XA, AC, CP, DG, EA, IC, TA…). No package in the
- * project provides the list; a new assignment is added here.
+ * and reserved or user-assigned ones (EU, EZ, UN, QO, XA, AC, CP, DG, EA, IC, TA…). Checked by a unit
+ * test against the i18n-iso-countries package (a devDependency: test/platform/country-codes.unit.test.ts),
+ * which also lists XK (Kosovo, user-assigned, not ISO's); a new assignment is added here
+ * (docs/DECISIONS.md, "The ISO country list is the code's own").
  */
 const ISO_3166_ALPHA_2: ReadonlySet<string> = Object.freeze(
   new Set(

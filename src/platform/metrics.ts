@@ -108,7 +108,7 @@ export const providerCallsTotal = new client.Counter({
 
 export const sweepDuration = new client.Histogram({
   name: 'parasol_sweep_duration_seconds',
-  help: "Runs of the singleton sweep jobs (policy 'singleton': SEPA batch, ACH settlement, claim expiry and reminders, webhook pausing, flight planning, risk refit) in this process, by queue and outcome (done, failed), with their duration (seconds). A run past half its queue's expireInSeconds is also logged at warn ('sweep run near its expiry').",
+  help: "Runs of the singleton sweep jobs (policy 'singleton': SEPA batch, ACH settlement, claim expiry and reminders, webhook pausing, flight planning, risk refit) in this process, by queue and outcome (done, failed), with their duration (seconds). A run past half its queue's expireInSeconds is also logged at warn ('sweep run near its expiry'; past the whole of it, 'sweep run past its expiry').",
   labelNames: ['queue', 'outcome'] as const,
   buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 150, 300, 450, 900, 1800],
   registers: [registry],
