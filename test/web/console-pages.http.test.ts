@@ -768,6 +768,10 @@ describe('console and operator pages', () => {
     assert.equal(badEnvironment.statusCode, 422);
     assert.match(badEnvironment.body, /Environnement\u202f: n’est pas permis/);
     assert.doesNotMatch(badEnvironment.body, /Choose an environment|must be one of/);
+    // none chosen: required, as on the operator's key form (one check, partners' parseEnvironment)
+    const noEnvironment = await browser.post('/portal/keys', { _csrf: csrf, label: 'x' });
+    assert.equal(noEnvironment.statusCode, 422);
+    assert.match(noEnvironment.body, /Environnement\u202f: est obligatoire/);
     const keysAfter = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
     assert.equal(keysAfter.length, keysBefore.length, 'no key written');
   });

@@ -274,4 +274,64 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
     assert.equal(created.statusCode, 201);
     assert.match(created.body, /id="new-key"/);
   });
+  test('the key form’s other answers, in English and French: a label too long, no signed agreement, a revocation', async () => {
+    for (const lang of ['en', 'fr'] as const) {
+      const partner = await createTestPartner(t.db, { signed: false });
+      const ops = await operator(lang);
+      const base = `/admin/partners/${partner.slug}`;
+      const csrf = csrfOf((await ops.get(base)).body)!;
+      const keys = () =>
+        t.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('partner_id', '=', partner.id).execute();
+      const before = await keys();
+      // a label too long: the form again, the error under the label, the environment chosen kept
+      const long = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'sandbox', label: 'x'.repeat(101) });
+      assert.equal(long.statusCode, 422);
+      assert.match(long.body, /id="k-label" name="label" maxlength="100" value="x{101}" aria-invalid="true"/);
+      const labelError = /<p class="error" id="k-label-error">([^<]*)<\/p>/.exec(long.body)?.[1];
+      assert.equal(
+        labelError,
+        lang === 'en' ? 'must be at most 100 characters' : 'est trop long\u202f: au plus 100\u00a0caractères',
+        long.body,
+      );
+      assert.match(long.body, /<option selected>sandbox<\/option>/, 'the environment chosen is kept');
+      assert.doesNotMatch(long.body, /id="k-env-error"/);
+      // a production key before the agreement is signed: said above the page, not a field's error
+      const unsigned = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'production', label: 'live' });
+      assert.equal(unsigned.statusCode, 422);
+      assert.ok(
+        unsigned.body.includes(
+          `<div class="alert" role="alert"><ul><li>${
+            lang === 'en'
+              ? 'production keys need a signed agreement with the insurer; sandbox keys do not.'
+              : 'L’accord n’est pas signé.'
+          }</li></ul></div>`,
+        ),
+        unsigned.body,
+      );
+      assert.doesNotMatch(unsigned.body, /aria-invalid="true"/);
+      assert.deepEqual(await keys(), before, 'no key written');
+      // a key created (201, shown once), then revoked: the page again with its flash (303 ?done=1)
+      const created = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'sandbox', label: 'ma clé' });
+      assert.equal(created.statusCode, 201);
+      assert.match(created.body, /<code class="key" id="new-key">psl_sbx_/);
+      const [key] = (await keys()).filter((k) => !before.some((b) => b.id === k.id));
+      assert.ok(key, 'the key written');
+      const revoked = await ops.post(`${base}/keys/${key.id}/revoke`, { _csrf: csrf });
+      assert.equal(revoked.statusCode, 303);
+      assert.equal(revoked.headers.location, `${base}?done=1`);
+      assert.ok((await keys()).find((k) => k.id === key.id)?.revoked_at, 'revoked');
+      // a key the partner does not have: the partner page with the problem (422)
+      const unknown = await ops.post(`${base}/keys/00000000-0000-4000-8000-000000000000/revoke`, { _csrf: csrf });
+      assert.equal(unknown.statusCode, 422);
+      assert.match(unknown.body, /<h1>Test Partner/);
+      assert.ok(
+        unknown.body.includes(
+          lang === 'en'
+            ? 'No API key 00000000-0000-4000-8000-000000000000 for this partner.'
+            : 'Clé d’API introuvable.',
+        ),
+        unknown.body,
+      );
+    }
+  });
 });
