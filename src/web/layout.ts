@@ -212,9 +212,26 @@ export const formatLocalDateTime = (local: string, lang: Lang): string => {
 export const localDateTime = (local: string, lang: Lang): SafeHtml =>
   html`<time datetime="${local}">${formatLocalDateTime(local, lang)}</time>`;
 
-/** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
-export const formatShortDate = (d: Date | null, never: string): string =>
-  d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;
+/**
+ * An instant's UTC date and time to the minute as the page's language writes it, without the zone: '2 Mar 2026,
+ * 09:30' (en), '2 mars 2026, 09:30' (fr) — for dense tables, whose column header says UTC once.
+ */
+export const formatShortInstant = (d: Date, lang: Lang): string =>
+  d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+
+/**
+ * An instant for a person in a `<time>` whose `datetime` keeps the ISO instant for machines: compact
+ * (`formatShortInstant`, a table's cell under a header saying UTC), or `zone` — with ' UTC', as `formatDate`
+ * writes it — where no header says it (a sentence). `never` when there is none.
+ */
+export const instantTime = (
+  d: Date | null,
+  lang: Lang,
+  { never = '', zone = false }: { never?: string; zone?: boolean } = {},
+): SafeHtml | string =>
+  d
+    ? html`<time datetime="${d.toISOString()}">${zone ? formatDate(d, lang, never) : formatShortInstant(d, lang)}</time>`
+    : never;
 
 export { formatMoney };
 

@@ -296,7 +296,11 @@ describe('the BIC of a cross-border payout', () => {
     assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
     const list = await browser.get('/admin/payouts?status=pending');
     assert.equal(list.statusCode, 200);
-    assert.match(list.body, /left out: no BIC \(since /);
+    // since when: the instant in the page's language with its zone (no header says it), ISO in <time datetime>
+    assert.match(
+      list.body,
+      /left out: no BIC \(since <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC<\/time>\)/,
+    );
 
     const desk = await browser.get(`/admin/claims/${gbp.claimNumber}`);
     assert.equal(desk.statusCode, 200);

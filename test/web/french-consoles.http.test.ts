@@ -90,6 +90,16 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         claim.includes(`AF7302 <time datetime="${c.departureDate}">${departure}</time>`),
         `${lang}: the operator's claim page`,
       );
+      // the audit trail's instants: to the minute in the page's language, UTC said once in the column's header,
+      // the ISO instant kept in <time datetime>
+      assert.match(claim, /<table id="claim-audit">.*?<th scope="col">Date \(UTC\)<\/th>/s);
+      const audited =
+        /<table id="claim-audit">.*?<td><span class="nowrap"><time datetime="(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\d\.\d{3}Z">(.*?)<\/time>/s.exec(
+          claim,
+        );
+      assert.ok(audited, `${lang}: the audit trail's instant`);
+      assert.equal(audited[3], `${dayIn(audited[1]!, months)}, ${audited[2]}`, `${lang}: the audit trail's instant`);
+      assert.doesNotMatch(claim, /\d{4}-\d\d-\d\d \d\d:\d\d/, 'no ISO-like instant for a person');
       await user.get(`/lang/${lang}?next=/console`);
       // the contract's legs: the departure's local date and time, no time zone named (the airport's clock)
       const contract = (await user.get(`/console/contracts/${c.contractNumber}?env=sandbox`)).body;
