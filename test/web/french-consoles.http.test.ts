@@ -23,8 +23,13 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('consoles in French: dates, conflict sentences, the key form', () => {
   let t: TestApp;
+  /** The app's clock when a test holds it (the dashboard's "today" and the test's are then one day); else the time. */
+  let clock: Date | undefined;
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+    t = await buildTestApp({
+      now: () => clock ?? new Date(),
+      env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password },
+    });
   });
   after(() => t.close());
 
@@ -65,12 +70,15 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
     }
   });
 
-  test('the operator’s flights and claim page, the partner’s contract and dashboard write dates in the page’s language', async () => {
+  test('the operator’s flights and claim page, the partner’s contract and dashboard write dates in the page’s language', async (context) => {
     const partner = await createTestPartner(t.db);
     const email = `${uniqueSlug('fr-days')}@example.com`;
     await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
     const { c, claimNumber } = await cancelledFlightClaim(t, partner, partner.auth, { flightNumber: 'AF7302' });
-    const today = new Date().toISOString().slice(0, 10);
+    // the app's clock held from here: the dashboard's last day is this test's "today", even across midnight UTC
+    clock = new Date();
+    context.after(() => (clock = undefined));
+    const today = clock.toISOString().slice(0, 10);
     // the flight watched (as the planner does for an active contract's flight): /admin/flights lists it
     await insertMissingWatches(t.db, {
       flight: { environment: 'sandbox', flightNumbers: ['AF7302'], departureDate: c.departureDate },
