@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { insertMissingWatches } from '../../src/monitoring/watches-repo.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { buildTestApp, cancelledFlightClaim, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
+import { amendmentForm, revisionOf } from './agreement-forms.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
 /**
@@ -188,24 +189,16 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         ),
       );
       // the amendment form, opened on version 1, sent after another amendment made version 2
-      const revisionOf = (body: string) => /name="revision" value="([^"]+)"/.exec(body)?.[1];
-      const amend = (body: string, compensationMax: string, reason: string) => ({
-        _csrf: csrfOf(body)!,
-        revision: revisionOf(body)!,
-        allowedFormulas: 'delay_and_cancellation',
-        currency: 'EUR',
-        taxRate: '0.09',
-        commissionMin: '0',
-        commissionMax: '0.3',
-        compensationMin: '10.00',
-        compensationMax,
-        effectiveAt: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
-        reason,
-      });
       const tab1 = (await ops.get(base)).body;
       const tab2 = (await ops.get(base)).body;
-      assert.equal((await ops.post(`${base}/amend`, amend(tab1, '450', 'first'))).statusCode, 303);
-      const second = await ops.post(`${base}/amend`, amend(tab2, '420.50', 'second'));
+      assert.equal(
+        (await ops.post(`${base}/amend`, amendmentForm(tab1, { compensationMax: '450', reason: 'first' }))).statusCode,
+        303,
+      );
+      const second = await ops.post(
+        `${base}/amend`,
+        amendmentForm(tab2, { compensationMax: '420.50', reason: 'second' }),
+      );
       assert.equal(second.statusCode, 409);
       const version = /version (\d+) is the latest|la version (\d+) est la dernière/.exec(second.body);
       assert.ok(version, second.body);
@@ -246,7 +239,10 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         sign.body,
       );
       // an amendment of an agreement never signed: a conflict (409), the amendment form's own sentence
-      const unsigned = await ops.post(`${draftBase}/amend`, amend(shown, '400', 'no signed version'));
+      const unsigned = await ops.post(
+        `${draftBase}/amend`,
+        amendmentForm(shown, { compensationMax: '400', reason: 'no signed version' }),
+      );
       assert.equal(unsigned.statusCode, 409);
       assert.ok(
         unsigned.body.includes(
