@@ -12,6 +12,7 @@ import {
   formatDate,
   formatMoney,
   instantTime,
+  nowrap,
   page,
   problemList,
   tableRegion,
@@ -49,8 +50,6 @@ export interface ClaimDeskView {
 }
 
 export type DeskNotice = { problems?: string[]; done?: 'done' | 'replayed' };
-
-const nowrap = (text: string | SafeHtml) => html`<span class="nowrap">${text}</span>`;
 
 function table(label: string, headers: string[], rows: (string | SafeHtml)[][], id: string): SafeHtml {
   return tableRegion(

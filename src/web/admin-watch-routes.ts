@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { openField, randomToken } from '../platform/crypto.ts';
-import { html, type SafeHtml } from '../platform/html.ts';
+import { html } from '../platform/html.ts';
 import { label, t } from '../i18n/index.ts';
-import { formatDate, formatDay, formatMoney, instantTime } from './layout.ts';
+import { formatDate, formatDay, formatMoney, instantTime, nowrap } from './layout.ts';
 import { listingPage } from './admin-views.ts';
 import { bicField, deskActionForm, leftOutNote } from './admin-claim-view.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
@@ -41,9 +41,6 @@ const PayoutsQuery = Type.Object({
   status: Type.Optional(oneOf(PAYOUT_FILTERS)),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
-
-/** A cell that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
-const nowrap = (text: string | SafeHtml) => html`<span class="nowrap">${text}</span>`;
 
 /** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
 const pagedFrom = <T>(offset: string | undefined, list: (offset: number) => Promise<T[]>) =>

@@ -161,14 +161,9 @@ export function messagePage(ctx: PageContext, title: string, message: string): s
   return page(ctx, title, html`<h1>${title}</h1><p>${message}</p>`);
 }
 
+/** An instant as `formatShortInstant` writes it, with its zone: '2 Mar 2026, 09:30 UTC'; `never` when there is none. */
 export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
-  d
-    ? d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', {
-        dateStyle: 'medium',
-        timeStyle: 'short',
-        timeZone: 'UTC',
-      }) + ' UTC'
-    : never;
+  d ? `${formatShortInstant(d, lang)} UTC` : never;
 
 /**
  * A calendar date ('YYYY-MM-DD', or an instant's UTC day) as the page's language writes it: '28 Nov 2026'
@@ -232,6 +227,9 @@ export const instantTime = (
   d
     ? html`<time datetime="${d.toISOString()}">${zone ? formatDate(d, lang, never) : formatShortInstant(d, lang)}</time>`
     : never;
+
+/** A table cell's text that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
+export const nowrap = (text: string | SafeHtml): SafeHtml => html`<span class="nowrap">${text}</span>`;
 
 export { formatMoney };
 
