@@ -14,7 +14,8 @@ import { Browser, csrfOf } from './inject-browser.ts';
 const ADMIN = { email: 'ops-french-consoles@parasol.test', password: 'operator password 42' };
 const PASSWORD = 'french consoles password';
 const FR_MONTHS = ['janv.', 'févr.', 'mars', 'avr.', 'mai', 'juin', 'juil.', 'août', 'sept.', 'oct.', 'nov.', 'déc.'];
-const EN_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+// en-GB writes September 'Sept' (CLDR, as Node 20 has it), not 'Sep'
+const EN_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 'Oct', 'Nov', 'Dec'];
 /** '2026-11-28' as French ('28 nov. 2026') and English ('28 Nov 2026') write it, from fixed month names. */
 const dayIn = (iso: string, months: string[]) => {
   const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
