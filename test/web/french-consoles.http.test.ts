@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { insertMissingWatches } from '../../src/monitoring/watches-repo.ts';
 import { createUser } from '../../src/partners/users.ts';
-import { buildTestApp, cancelledFlightClaim, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
+import {
+  buildTestApp,
+  cancelledFlightClaim,
+  createTestPartner,
+  POLICY_ADMIN,
+  uniqueSlug,
+  type TestApp,
+} from '../helper.ts';
 import { amendmentForm, revisionOf } from './agreement-forms.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
@@ -328,13 +335,27 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
       // a key created (201, shown once), then revoked: the page again with its flash (303 ?done=1)
       const created = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'sandbox', label: 'ma clé' });
       assert.equal(created.statusCode, 201);
-      assert.match(created.body, /<code class="key" id="new-key">psl_sbx_/);
+      const plaintext = /<code class="key" id="new-key">(psl_sbx_[^<]+)<\/code>/.exec(created.body)?.[1];
+      assert.ok(plaintext, 'the key shown');
+      const asPartner = () =>
+        t.app.inject({
+          method: 'GET',
+          url: `${POLICY_ADMIN}/policies`,
+          headers: { authorization: `Bearer ${plaintext}` },
+        });
+      assert.equal((await asPartner()).statusCode, 200, 'the key shown is the partner’s key');
+      // shown once: the partner page read again does not hold it
+      const again = await ops.get(base);
+      assert.equal(again.statusCode, 200);
+      assert.ok(!again.body.includes(plaintext), 'the key is not shown again');
+      assert.doesNotMatch(again.body, /id="new-key"/);
       const [key] = (await keys()).filter((k) => !before.some((b) => b.id === k.id));
       assert.ok(key, 'the key written');
       const revoked = await ops.post(`${base}/keys/${key.id}/revoke`, { _csrf: csrf });
       assert.equal(revoked.statusCode, 303);
       assert.equal(revoked.headers.location, `${base}?done=1`);
       assert.ok((await keys()).find((k) => k.id === key.id)?.revoked_at, 'revoked');
+      assert.equal((await asPartner()).statusCode, 401, 'the revoked key no longer authenticates');
       // a key the partner does not have: the partner page with the problem (422)
       const unknown = await ops.post(`${base}/keys/00000000-0000-4000-8000-000000000000/revoke`, { _csrf: csrf });
       assert.equal(unknown.statusCode, 422);
