@@ -3,7 +3,7 @@ import { randomToken, sha256Hex } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { maskPersonalDataIn, typedTooLong } from '../platform/personal-text.ts';
-import type { ApiKeyInfo, Environment } from './model.ts';
+import { ENVIRONMENTS, type ApiKeyInfo, type Environment } from './model.ts';
 import * as repo from './partners-repo.ts';
 import { requireActingUser } from './users.ts';
 
@@ -38,6 +38,22 @@ export interface CreatedApiKey {
   key: ApiKeyInfo;
   /** Shown once; never stored. */
   plaintext: string;
+}
+
+/**
+ * The environment a key is asked for, as a form sends it: one of `ENVIRONMENTS`, else `validation_failed` on
+ * `/environment` — `required` when none was chosen, `not_allowed` for another (a forged form). The portal's
+ * and the operator console's key forms read it here, so both refuse alike.
+ */
+export function parseEnvironment(value: string): Environment {
+  if ((ENVIRONMENTS as readonly string[]).includes(value)) return value as Environment;
+  throw new DomainError('validation_failed', 'Choose an environment.', {
+    errors: [
+      value
+        ? { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` }
+        : { field: '/environment', code: 'required', message: 'is required' },
+    ],
+  });
 }
 
 /** The longest label an API key is given, as typed (its masked form is never longer). */

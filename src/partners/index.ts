@@ -10,7 +10,7 @@ export {
   type AmendmentInput,
   type FutureViolation,
 } from './amendments.ts';
-export { createApiKey, MAX_LABEL_LENGTH, revokeApiKey } from './api-keys.ts';
+export { createApiKey, MAX_LABEL_LENGTH, parseEnvironment, revokeApiKey } from './api-keys.ts';
 export { BRAND_NAME, checkBrandName, setBrandName } from './brand.ts';
 export {
   setConfiguration,

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../platform/html.ts';
-import { label, t, type Words } from '../i18n/index.ts';
+import { label, t, type Lang } from '../i18n/index.ts';
 import { claimEvidence, isSettledClaim, isVoidableClaim, maxCompensation, type DeskClaimRow } from '../claims/index.ts';
 import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
 import type { PayoutAttemptRow } from '../payouts/index.ts';
@@ -11,7 +11,8 @@ import {
   dayTime,
   formatDate,
   formatMoney,
-  formatShortDate,
+  instantTime,
+  nowrap,
   page,
   problemList,
   tableRegion,
@@ -26,12 +27,16 @@ import {
 
 /**
  * What the claim desk and the payouts page say of a pending payout a batch left out of its file: since
- * when, and whether for want of a BIC or of the insurer's address.
+ * when (the instant in the page's language, with its zone, in a `<time datetime>`), and whether for want of a
+ * BIC or of the insurer's address.
  */
-export const leftOutNote = (d: Words['claimDesk'], since: Date, code: LeftOutCode | null): string =>
-  code === 'no_debtor_address'
-    ? d.leftOutNoAddress(formatShortDate(since, ''))
-    : d.leftOut(code === 'no_bic', formatShortDate(since, ''));
+export function leftOutNote(lang: Lang, since: Date, code: LeftOutCode | null): SafeHtml {
+  const d = t(lang).claimDesk;
+  const slot = '\u0000'; // where the sentence puts the instant, which is HTML (a <time>) in escaped words
+  const sentence = code === 'no_debtor_address' ? d.leftOutNoAddress(slot) : d.leftOut(code === 'no_bic', slot);
+  const [before, after] = sentence.split(slot);
+  return html`${before}${instantTime(since, lang, { zone: true })}${after}`;
+}
 
 export interface ClaimDeskView {
   claim: DeskClaimRow;
@@ -45,8 +50,6 @@ export interface ClaimDeskView {
 }
 
 export type DeskNotice = { problems?: string[]; done?: 'done' | 'replayed' };
-
-const nowrap = (text: string) => html`<span class="nowrap">${text}</span>`;
 
 function table(label: string, headers: string[], rows: (string | SafeHtml)[][], id: string): SafeHtml {
   return tableRegion(
@@ -143,7 +146,7 @@ ${
           html`<code class="id">${m.providerMessageId ?? '—'}</code>`,
           String(m.attempts),
           nowrap(m.to),
-          nowrap(formatShortDate(m.sentAt, '—')),
+          nowrap(instantTime(m.sentAt, ctx.lang, { never: '—' })),
         ]),
         'claim-messages',
       )
@@ -162,11 +165,11 @@ ${
           a.failure_reason
             ? `${label(ctx.lang, a.status)} ${a.failure_reason}`
             : a.status === 'pending' && a.left_out_at
-              ? `${a.status}, ${leftOutNote(d, a.left_out_at, a.left_out_code)}`
+              ? html`${a.status}, ${leftOutNote(ctx.lang, a.left_out_at, a.left_out_code)}`
               : a.status,
           a.message_id ? html`<code class="id">${a.message_id}</code>` : '—',
           nowrap(formatMoney(Number(a.amount), a.currency, ctx.lang)),
-          nowrap(formatShortDate(a.settled_at, '—')),
+          nowrap(instantTime(a.settled_at, ctx.lang, { never: '—' })),
         ]),
         'claim-payouts',
       )
@@ -185,7 +188,7 @@ ${table(
   d.auditTitle,
   [`${w.at} (UTC)`, d.actor, d.action, d.details],
   view.trail.map((a) => [
-    nowrap(formatShortDate(a.at, '')),
+    nowrap(instantTime(a.at, ctx.lang)),
     a.actor,
     html`${a.action}<br><span class="muted">${a.entity}</span>`,
     html`<code class="id">${details(a.data)}</code>`,

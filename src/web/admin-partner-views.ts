@@ -78,6 +78,14 @@ export interface KeyFormState {
   errors: { environment?: string; label?: string };
 }
 
+/** What the partner page says of the action just made: its refusal's lines, the key created, a form sent back refused. */
+export interface PartnerOutcome {
+  problems?: string[];
+  created?: string;
+  form?: AgreementFormState;
+  keyForm?: KeyFormState;
+}
+
 export function partnerPage(
   ctx: PageContext,
   {
@@ -92,7 +100,7 @@ export function partnerPage(
     platformInsurer,
     now,
   }: PartnerView,
-  outcome: { problems?: string[]; created?: string; form?: AgreementFormState; keyForm?: KeyFormState } = {},
+  outcome: PartnerOutcome = {},
 ): string {
   const w = t(ctx.lang);
   const keyForm = outcome.keyForm;

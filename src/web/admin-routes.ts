@@ -6,16 +6,15 @@ import {
   createUser,
   listUsers,
   parseRole,
-  ENVIRONMENTS,
   parseApiName,
   parseEffective,
+  parseEnvironment,
   requirePartner,
   revokeApiKey,
   setAgreement,
   setDocuments,
   setSubscription,
   signAgreement,
-  type Environment,
   type Partner,
 } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
@@ -42,7 +41,13 @@ import {
 } from './web-kit.ts';
 import { adminWatchRoutes } from './admin-watch-routes.ts';
 import { adminClaimRoutes } from './admin-claim-routes.ts';
-import { partnerPage, partnersPage, type KeyFormState, type PartnerView } from './admin-partner-views.ts';
+import {
+  partnerPage,
+  partnersPage,
+  type KeyFormState,
+  type PartnerOutcome,
+  type PartnerView,
+} from './admin-partner-views.ts';
 import {
   agreementFormValues,
   agreementProblemLines,
@@ -138,13 +143,19 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return sendPage(reply, 200, partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner)));
       });
 
-      /** Runs an operator action on a partner; on a domain error, shows the partner page with it (409 or 422). */
+      /**
+       * Runs an operator action on a partner: a key shown once (`run`'s answer) is shown on the partner page
+       * (201), else the page again (303, `?done=1`). On a domain error, the partner page with it (409 for a
+       * conflict, else 422): the lines of `problemsOf`, or what the form's own `refused` makes of it (a form
+       * re-shown with its fields' errors).
+       */
       const action = <B>(
         path: string,
         run: (
           request: FastifyRequest<{ Params: { slug: string; id?: string }; Body: B }>,
           partner: Partner,
         ) => Promise<string | undefined>,
+        refused?: (error: DomainError, request: FastifyRequest) => PartnerOutcome | undefined,
       ) =>
         admin.post<{ Params: { slug: string; id?: string }; Body: B }>(path, async (request, reply: FastifyReply) => {
           const partner = await requirePartner(deps.db, request.params.slug);
@@ -159,13 +170,12 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               );
             return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
           } catch (error) {
-            const problems = problemsOf(error, request, path);
+            if (!(error instanceof DomainError)) throw error;
+            const outcome = refused?.(error, request) ?? { problems: problemsOf(error, request, path) };
             return sendPage(
               reply,
-              error instanceof DomainError && error.status === 409 ? 409 : 422,
-              partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
-                problems,
-              }),
+              error.status === 409 ? 409 : 422,
+              partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), outcome),
             );
           }
         });
@@ -299,63 +309,18 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
-      // a refused environment or label (none chosen, a forged form) re-shows the form: each field's error
-      // under it, by its label, in the page's language, what was chosen and typed kept
-      admin.post<{ Params: { slug: string }; Body: FormBody }>('/admin/partners/:slug/keys', async (request, reply) => {
-        const partner = await requirePartner(deps.db, request.params.slug);
-        const environment = field(request.body, 'environment', 20);
-        const label = field(request.body, 'label', WHOLE);
-        try {
-          if (!(ENVIRONMENTS as readonly string[]).includes(environment))
-            throw new DomainError('validation_failed', 'Choose an environment.', {
-              errors: [
-                environment
-                  ? { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` }
-                  : { field: '/environment', code: 'required', message: 'is required' },
-              ],
-            });
+      action<FormBody>(
+        '/admin/partners/:slug/keys',
+        async (request, partner) => {
           const created = await createApiKey(deps.db, actor(request), {
             partnerId: partner.id,
-            environment: environment as Environment,
-            label: label || undefined,
+            environment: parseEnvironment(field(request.body, 'environment', 20)),
+            label: field(request.body, 'label', WHOLE) || undefined,
           });
-          deps.directory.invalidate();
-          return sendPage(
-            reply,
-            201,
-            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
-              created: created.plaintext,
-            }),
-          );
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          const lang = langOf(request);
-          const w = t(lang);
-          const labels = { environment: w.environment, label: w.label };
-          // the form's own fields' errors under them, what was chosen and typed kept; any other error (another
-          // field's, one of no field) said above the page
-          const fields = error.code === 'validation_failed' ? (error.extra.errors ?? []) : [];
-          const own = fields.filter((e) => e.field === '/environment' || e.field === '/label');
-          const others = fields.filter((e) => !own.includes(e));
-          const errors = Object.fromEntries(
-            own.map((e) => [e.field.replace(/^\//, ''), fieldErrorText(e, lang, labels)]),
-          ) as KeyFormState['errors'];
-          const problems =
-            fields.length === 0
-              ? problemLines(error, lang, labels)
-              : others.length
-                ? problemLines(new DomainError(error.code, error.detail, { errors: others }), lang, labels)
-                : undefined;
-          return sendPage(
-            reply,
-            422,
-            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
-              ...(fields.length ? { keyForm: { environment, label, errors } } : {}),
-              ...(problems ? { problems } : {}),
-            }),
-          );
-        }
-      });
+          return created.plaintext;
+        },
+        keyFormRefused,
+      );
 
       action<FormBody>('/admin/partners/:slug/keys/:id/revoke', async (request, partner) => {
         await revokeApiKey(deps.db, actor(request), partner.id, request.params.id ?? '');
@@ -395,4 +360,30 @@ async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<Partner
   ]);
   const platformInsurer = repo.insurerOfPlatform(deps.config.insurer);
   return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, platformInsurer, now };
+}
+
+/**
+ * The key form refused with field errors (no environment chosen, one not offered, a label too long): the
+ * form again, each of its own fields' errors under it by its label in the page's language, what was chosen
+ * and typed kept; another field's error said above the page. Any other refusal (a production key without a
+ * signed agreement) is the page's usual problem lines.
+ */
+function keyFormRefused(error: DomainError, request: FastifyRequest): PartnerOutcome | undefined {
+  const fields = error.code === 'validation_failed' ? (error.extra.errors ?? []) : [];
+  if (fields.length === 0) return undefined;
+  const lang = langOf(request);
+  const w = t(lang);
+  const labels = { environment: w.environment, label: w.label };
+  const own = fields.filter((e) => e.field === '/environment' || e.field === '/label');
+  const others = fields.filter((e) => !own.includes(e));
+  const errors = Object.fromEntries(
+    own.map((e) => [e.field.replace(/^\//, ''), fieldErrorText(e, lang, labels)]),
+  ) as KeyFormState['errors'];
+  const body = request.body as FormBody | undefined;
+  return {
+    keyForm: { environment: field(body, 'environment', 20), label: field(body, 'label', WHOLE), errors },
+    ...(others.length
+      ? { problems: problemLines(new DomainError(error.code, error.detail, { errors: others }), lang, labels) }
+      : {}),
+  };
 }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { openField, randomToken } from '../platform/crypto.ts';
 import { html } from '../platform/html.ts';
 import { label, t } from '../i18n/index.ts';
-import { formatDate, formatDay, formatMoney, formatShortDate } from './layout.ts';
+import { formatDate, formatDay, formatMoney, instantTime, nowrap } from './layout.ts';
 import { listingPage } from './admin-views.ts';
 import { bicField, deskActionForm, leftOutNote } from './admin-claim-view.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
@@ -41,9 +41,6 @@ const PayoutsQuery = Type.Object({
   status: Type.Optional(oneOf(PAYOUT_FILTERS)),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
-
-/** A cell that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
-const nowrap = (text: string) => html`<span class="nowrap">${text}</span>`;
 
 /** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
 const pagedFrom = <T>(offset: string | undefined, list: (offset: number) => Promise<T[]>) =>
@@ -277,7 +274,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
                 html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
                 r.currency,
                 nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
-                nowrap(formatShortDate(r.left_out_at, '')),
+                nowrap(instantTime(r.left_out_at, ctx.lang)),
                 html`<strong class="left-out">${r.left_out_code ?? ''}</strong><br>${r.left_out_reason ?? ''}`,
                 // the form only where the BIC is at fault: another fault is not fixed by a BIC
                 r.left_out_code !== null && leftOutBicFault(r.left_out_code, r.left_out_reason) !== 'none'
@@ -323,10 +320,10 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
               html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
               nowrap(r.claim_number),
               r.rail,
-              html`${r.failure_reason ? `${label(ctx.lang, r.status)} ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${leftOutNote(w.claimDesk, r.left_out_at, r.left_out_code)}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
+              html`${r.failure_reason ? `${label(ctx.lang, r.status)} ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${leftOutNote(ctx.lang, r.left_out_at, r.left_out_code)}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
               nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
-              nowrap(formatShortDate(r.created_at, '')),
-              nowrap(formatShortDate(r.settled_at, '—')),
+              nowrap(instantTime(r.created_at, ctx.lang)),
+              nowrap(instantTime(r.settled_at, ctx.lang, { never: '—' })),
             ],
           ),
         );

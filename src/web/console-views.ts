@@ -26,7 +26,7 @@ import {
   formatDate,
   formatDay,
   formatMoney,
-  formatShortDate,
+  instantTime,
   dayTime,
   localDateTime,
   mayChange,
@@ -349,7 +349,7 @@ ${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>
-${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${formatShortDate(new Date(v.at), '')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f, i) => html`${i ? ' · ' : ''}${f.flightNumber} ${f.departureAirport} ${localDateTime(f.departureDateTime, ctx.lang)}`)}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
+${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created} (UTC)</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${instantTime(new Date(v.at), ctx.lang)}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f, i) => html`${i ? ' · ' : ''}${f.flightNumber} ${f.departureAirport} ${localDateTime(f.departureDateTime, ctx.lang)}`)}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
     : ''
 }
 <h2>${w.claimsTitle}</h2>

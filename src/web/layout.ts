@@ -161,14 +161,9 @@ export function messagePage(ctx: PageContext, title: string, message: string): s
   return page(ctx, title, html`<h1>${title}</h1><p>${message}</p>`);
 }
 
+/** An instant as `formatShortInstant` writes it, with its zone: '2 Mar 2026, 09:30 UTC'; `never` when there is none. */
 export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
-  d
-    ? d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', {
-        dateStyle: 'medium',
-        timeStyle: 'short',
-        timeZone: 'UTC',
-      }) + ' UTC'
-    : never;
+  d ? `${formatShortInstant(d, lang)} UTC` : never;
 
 /**
  * A calendar date ('YYYY-MM-DD', or an instant's UTC day) as the page's language writes it: '28 Nov 2026'
@@ -212,9 +207,29 @@ export const formatLocalDateTime = (local: string, lang: Lang): string => {
 export const localDateTime = (local: string, lang: Lang): SafeHtml =>
   html`<time datetime="${local}">${formatLocalDateTime(local, lang)}</time>`;
 
-/** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
-export const formatShortDate = (d: Date | null, never: string): string =>
-  d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;
+/**
+ * An instant's UTC date and time to the minute as the page's language writes it, without the zone: '2 Mar 2026,
+ * 09:30' (en), '2 mars 2026, 09:30' (fr) — for dense tables, whose column header says UTC once.
+ */
+export const formatShortInstant = (d: Date, lang: Lang): string =>
+  d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+
+/**
+ * An instant for a person in a `<time>` whose `datetime` keeps the ISO instant for machines: compact
+ * (`formatShortInstant`, a table's cell under a header saying UTC), or `zone` — with ' UTC', as `formatDate`
+ * writes it — where no header says it (a sentence). `never` when there is none.
+ */
+export const instantTime = (
+  d: Date | null,
+  lang: Lang,
+  { never = '', zone = false }: { never?: string; zone?: boolean } = {},
+): SafeHtml | string =>
+  d
+    ? html`<time datetime="${d.toISOString()}">${zone ? formatDate(d, lang, never) : formatShortInstant(d, lang)}</time>`
+    : never;
+
+/** A table cell's text that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
+export const nowrap = (text: string | SafeHtml): SafeHtml => html`<span class="nowrap">${text}</span>`;
 
 export { formatMoney };
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createApiKey, ENVIRONMENTS, revokeApiKey, type Environment } from '../partners/index.ts';
+import { createApiKey, parseEnvironment, revokeApiKey } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { apiDefinition, requireSubscribedApi, subscribedApis } from './catalog.ts';
@@ -56,19 +56,12 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
     app.post<{ Body: FormBody }>('/portal/keys', async (request, reply) => {
       allow(request, 'keys');
       const partnerId = partnerOf(request);
-      const environment = field(request.body, 'environment') as Environment;
       const label = field(request.body, 'label', WHOLE) || undefined;
       let created;
       try {
-        if (!(ENVIRONMENTS as readonly string[]).includes(environment))
-          throw new DomainError('validation_failed', 'Choose an environment.', {
-            errors: [
-              { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` },
-            ],
-          });
         created = await createApiKey(deps.db, sessionActor(request.webSession!), {
           partnerId,
-          environment,
+          environment: parseEnvironment(field(request.body, 'environment', 20)),
           label,
           userId: request.webSession!.accountId, // its right read again as the key is written
         });

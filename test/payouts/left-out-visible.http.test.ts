@@ -197,7 +197,11 @@ describe('payouts left out of their files, for operations', () => {
       `<span class="nowrap">£${(Number(amount) / 100).toFixed(2)}</span>`,
       'its amount, in pounds',
     );
-    assert.equal(cells[4], '<span class="nowrap">2026-03-02 09:30</span>', 'left out since, UTC to the minute');
+    assert.equal(
+      cells[4],
+      '<span class="nowrap"><time datetime="2026-03-02T09:30:41.000Z">2 Mar 2026, 09:30</time></span>',
+      'left out since, UTC to the minute in the page’s language (the header says UTC), the instant for machines',
+    );
     assert.match(row, /production/, 'its environment');
     assert.match(row, /<strong class="left-out">no_bic<\/strong>/, 'why');
     assert.ok(row.includes('&lt;script&gt;alert(&quot;left&quot;)&lt;/script&gt;'), 'the reason escaped');
@@ -497,7 +501,7 @@ describe('payouts left out of their files, for operations', () => {
     assert.ok(!english.includes(`action="/admin/claims/${claimNumber}/bic"`), 'no BIC form');
     assert.match(
       (await browser.get(`/admin/claims/${claimNumber}`)).body,
-      /left out: the insurer’s address is not set \(since 2026-03-02/,
+      /left out: the insurer’s address is not set \(since <time datetime="2026-03-02T09:30:00\.000Z">2 Mar 2026, 09:30 UTC<\/time>\)/,
     );
 
     browser.cookies.set('psl_lang', 'fr');
@@ -506,7 +510,7 @@ describe('payouts left out of their files, for operations', () => {
     assert.match(rowOf(french), /Renseignez PARASOL_SEPA_DEBTOR_ADDRESS, puis redémarrez/);
     assert.match(
       (await browser.get(`/admin/claims/${claimNumber}`)).body,
-      /écarté\u202f: adresse de l’assureur non renseignée \(depuis le 2026-03-02/,
+      /écarté\u202f: adresse de l’assureur non renseignée \(depuis le <time datetime="2026-03-02T09:30:00\.000Z">2 mars 2026, 09:30 UTC<\/time>\)/,
     );
     await t.db
       .updateTable('payouts')

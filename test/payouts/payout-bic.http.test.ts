@@ -17,6 +17,7 @@ import {
   type TestPartner,
 } from '../helper.ts';
 import { upsertPendingPayout } from '../../src/payouts/payouts-repo.ts';
+import { formatDate } from '../../src/web/layout.ts';
 import { Browser, csrfOf } from '../web/inject-browser.ts';
 
 const ADMIN = { email: 'ops-bic-tests@parasol.test', password: 'operator password 42' };
@@ -296,7 +297,15 @@ describe('the BIC of a cross-border payout', () => {
     assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
     const list = await browser.get('/admin/payouts?status=pending');
     assert.equal(list.statusCode, 200);
-    assert.match(list.body, /left out: no BIC \(since /);
+    // since when: the instant in the page's language with its zone (no header says it), ISO in <time datetime>;
+    // the text as the product writes that instant (any month: en-GB's September is 'Sept')
+    const since =
+      /left out: no BIC \(since <time datetime="(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)">([^<]*)<\/time>\)/.exec(
+        list.body,
+      );
+    assert.ok(since, 'left out: no BIC (since <time>…)');
+    assert.equal(since[2], formatDate(new Date(since[1]!), 'en', ''));
+    assert.match(since[2]!, /^\d{1,2} \S+ \d{4}, \d\d:\d\d UTC$/);
 
     const desk = await browser.get(`/admin/claims/${gbp.claimNumber}`);
     assert.equal(desk.statusCode, 200);

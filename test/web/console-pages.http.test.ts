@@ -193,8 +193,16 @@ describe('console and operator pages', () => {
       page.body,
       /<table id="contract-versions"><thead><tr><th scope="col">#<\/th><th scope="col">Created \(UTC\)<\/th>/,
     );
-    assert.match(page.body, /<td>\d{4}-\d\d-\d\d \d\d:\d\d<\/td>/, 'a version’s time, its zone in the header');
-    assert.doesNotMatch(page.body, /\d\d:\d\d UTC<\/td>/);
+    // the time to the minute as the page's language writes it ('2 Mar 2026, 09:30'), the ISO instant for machines
+    const at =
+      /<td><time datetime="(\d{4}-\d\d-\d\dT\d\d:\d\d):\d\d\.\d{3}Z">([^<]*)<\/time><\/td><td>Flight changed/.exec(
+        page.body,
+      );
+    assert.ok(at, 'a version’s time, its zone in the header');
+    const [day, time] = at[1]!.split('T') as [string, string];
+    const written = new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
+    assert.equal(at[2], `${written}, ${time}`);
+    assert.doesNotMatch(page.body, /\d\d:\d\d UTC<\/td>|<td>\d{4}-\d\d-\d\d \d\d:\d\d<\/td>/);
     assert.match(page.body, /<dd id="contract-version">2<\/dd>/, 'the API’s version after one change');
     assert.match(
       page.body,
@@ -768,6 +776,10 @@ describe('console and operator pages', () => {
     assert.equal(badEnvironment.statusCode, 422);
     assert.match(badEnvironment.body, /Environnement\u202f: n’est pas permis/);
     assert.doesNotMatch(badEnvironment.body, /Choose an environment|must be one of/);
+    // none chosen: required, as on the operator's key form (one check, partners' parseEnvironment)
+    const noEnvironment = await browser.post('/portal/keys', { _csrf: csrf, label: 'x' });
+    assert.equal(noEnvironment.statusCode, 422);
+    assert.match(noEnvironment.body, /Environnement\u202f: est obligatoire/);
     const keysAfter = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
     assert.equal(keysAfter.length, keysBefore.length, 'no key written');
   });

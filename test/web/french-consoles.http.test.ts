@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { insertMissingWatches } from '../../src/monitoring/watches-repo.ts';
 import { createUser } from '../../src/partners/users.ts';
-import { buildTestApp, cancelledFlightClaim, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
+import {
+  buildTestApp,
+  cancelledFlightClaim,
+  createTestPartner,
+  POLICY_ADMIN,
+  uniqueSlug,
+  type TestApp,
+} from '../helper.ts';
+import { amendmentForm, revisionOf } from './agreement-forms.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
 /**
@@ -13,7 +21,8 @@ import { Browser, csrfOf } from './inject-browser.ts';
 const ADMIN = { email: 'ops-french-consoles@parasol.test', password: 'operator password 42' };
 const PASSWORD = 'french consoles password';
 const FR_MONTHS = ['janv.', 'févr.', 'mars', 'avr.', 'mai', 'juin', 'juil.', 'août', 'sept.', 'oct.', 'nov.', 'déc.'];
-const EN_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+// en-GB writes September 'Sept' (CLDR, as Node 20 has it), not 'Sep'
+const EN_MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sept', 'Oct', 'Nov', 'Dec'];
 /** '2026-11-28' as French ('28 nov. 2026') and English ('28 Nov 2026') write it, from fixed month names. */
 const dayIn = (iso: string, months: string[]) => {
   const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
@@ -23,8 +32,13 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('consoles in French: dates, conflict sentences, the key form', () => {
   let t: TestApp;
+  /** The app's clock when a test holds it (the dashboard's "today" and the test's are then one day); else the time. */
+  let clock: Date | undefined;
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+    t = await buildTestApp({
+      now: () => clock ?? new Date(),
+      env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password },
+    });
   });
   after(() => t.close());
 
@@ -65,12 +79,15 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
     }
   });
 
-  test('the operator’s flights and claim page, the partner’s contract and dashboard write dates in the page’s language', async () => {
+  test('the operator’s flights and claim page, the partner’s contract and dashboard write dates in the page’s language', async (context) => {
     const partner = await createTestPartner(t.db);
     const email = `${uniqueSlug('fr-days')}@example.com`;
     await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
     const { c, claimNumber } = await cancelledFlightClaim(t, partner, partner.auth, { flightNumber: 'AF7302' });
-    const today = new Date().toISOString().slice(0, 10);
+    // the app's clock held from here: the dashboard's last day is this test's "today", even across midnight UTC
+    clock = new Date();
+    context.after(() => (clock = undefined));
+    const today = clock.toISOString().slice(0, 10);
     // the flight watched (as the planner does for an active contract's flight): /admin/flights lists it
     await insertMissingWatches(t.db, {
       flight: { environment: 'sandbox', flightNumbers: ['AF7302'], departureDate: c.departureDate },
@@ -90,6 +107,16 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         claim.includes(`AF7302 <time datetime="${c.departureDate}">${departure}</time>`),
         `${lang}: the operator's claim page`,
       );
+      // the audit trail's instants: to the minute in the page's language, UTC said once in the column's header,
+      // the ISO instant kept in <time datetime>
+      assert.match(claim, /<table id="claim-audit">.*?<th scope="col">Date \(UTC\)<\/th>/s);
+      const audited =
+        /<table id="claim-audit">.*?<td><span class="nowrap"><time datetime="(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\d\.\d{3}Z">(.*?)<\/time>/s.exec(
+          claim,
+        );
+      assert.ok(audited, `${lang}: the audit trail's instant`);
+      assert.equal(audited[3], `${dayIn(audited[1]!, months)}, ${audited[2]}`, `${lang}: the audit trail's instant`);
+      assert.doesNotMatch(claim, /\d{4}-\d\d-\d\d \d\d:\d\d/, 'no ISO-like instant for a person');
       await user.get(`/lang/${lang}?next=/console`);
       // the contract's legs: the departure's local date and time, no time zone named (the airport's clock)
       const contract = (await user.get(`/console/contracts/${c.contractNumber}?env=sandbox`)).body;
@@ -170,24 +197,16 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         ),
       );
       // the amendment form, opened on version 1, sent after another amendment made version 2
-      const revisionOf = (body: string) => /name="revision" value="([^"]+)"/.exec(body)?.[1];
-      const amend = (body: string, compensationMax: string, reason: string) => ({
-        _csrf: csrfOf(body)!,
-        revision: revisionOf(body)!,
-        allowedFormulas: 'delay_and_cancellation',
-        currency: 'EUR',
-        taxRate: '0.09',
-        commissionMin: '0',
-        commissionMax: '0.3',
-        compensationMin: '10.00',
-        compensationMax,
-        effectiveAt: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
-        reason,
-      });
       const tab1 = (await ops.get(base)).body;
       const tab2 = (await ops.get(base)).body;
-      assert.equal((await ops.post(`${base}/amend`, amend(tab1, '450', 'first'))).statusCode, 303);
-      const second = await ops.post(`${base}/amend`, amend(tab2, '420.50', 'second'));
+      assert.equal(
+        (await ops.post(`${base}/amend`, amendmentForm(tab1, { compensationMax: '450', reason: 'first' }))).statusCode,
+        303,
+      );
+      const second = await ops.post(
+        `${base}/amend`,
+        amendmentForm(tab2, { compensationMax: '420.50', reason: 'second' }),
+      );
       assert.equal(second.statusCode, 409);
       const version = /version (\d+) is the latest|la version (\d+) est la dernière/.exec(second.body);
       assert.ok(version, second.body);
@@ -228,7 +247,10 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
         sign.body,
       );
       // an amendment of an agreement never signed: a conflict (409), the amendment form's own sentence
-      const unsigned = await ops.post(`${draftBase}/amend`, amend(shown, '400', 'no signed version'));
+      const unsigned = await ops.post(
+        `${draftBase}/amend`,
+        amendmentForm(shown, { compensationMax: '400', reason: 'no signed version' }),
+      );
       assert.equal(unsigned.statusCode, 409);
       assert.ok(
         unsigned.body.includes(
@@ -273,5 +295,79 @@ describe('consoles in French: dates, conflict sentences, the key form', () => {
     const created = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'sandbox', label: 'ma clé' });
     assert.equal(created.statusCode, 201);
     assert.match(created.body, /id="new-key"/);
+  });
+  test('the key form’s other answers, in English and French: a label too long, no signed agreement, a revocation', async () => {
+    for (const lang of ['en', 'fr'] as const) {
+      const partner = await createTestPartner(t.db, { signed: false });
+      const ops = await operator(lang);
+      const base = `/admin/partners/${partner.slug}`;
+      const csrf = csrfOf((await ops.get(base)).body)!;
+      const keys = () =>
+        t.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('partner_id', '=', partner.id).execute();
+      const before = await keys();
+      // a label too long: the form again, the error under the label, the environment chosen kept
+      const long = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'sandbox', label: 'x'.repeat(101) });
+      assert.equal(long.statusCode, 422);
+      assert.match(long.body, /id="k-label" name="label" maxlength="100" value="x{101}" aria-invalid="true"/);
+      const labelError = /<p class="error" id="k-label-error">([^<]*)<\/p>/.exec(long.body)?.[1];
+      assert.equal(
+        labelError,
+        lang === 'en' ? 'must be at most 100 characters' : 'est trop long\u202f: au plus 100\u00a0caractères',
+        long.body,
+      );
+      assert.match(long.body, /<option selected>sandbox<\/option>/, 'the environment chosen is kept');
+      assert.doesNotMatch(long.body, /id="k-env-error"/);
+      // a production key before the agreement is signed: said above the page, not a field's error
+      const unsigned = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'production', label: 'live' });
+      assert.equal(unsigned.statusCode, 422);
+      assert.ok(
+        unsigned.body.includes(
+          `<div class="alert" role="alert"><ul><li>${
+            lang === 'en'
+              ? 'production keys need a signed agreement with the insurer; sandbox keys do not.'
+              : 'L’accord n’est pas signé.'
+          }</li></ul></div>`,
+        ),
+        unsigned.body,
+      );
+      assert.doesNotMatch(unsigned.body, /aria-invalid="true"/);
+      assert.deepEqual(await keys(), before, 'no key written');
+      // a key created (201, shown once), then revoked: the page again with its flash (303 ?done=1)
+      const created = await ops.post(`${base}/keys`, { _csrf: csrf, environment: 'sandbox', label: 'ma clé' });
+      assert.equal(created.statusCode, 201);
+      const plaintext = /<code class="key" id="new-key">(psl_sbx_[^<]+)<\/code>/.exec(created.body)?.[1];
+      assert.ok(plaintext, 'the key shown');
+      const asPartner = () =>
+        t.app.inject({
+          method: 'GET',
+          url: `${POLICY_ADMIN}/policies`,
+          headers: { authorization: `Bearer ${plaintext}` },
+        });
+      assert.equal((await asPartner()).statusCode, 200, 'the key shown is the partner’s key');
+      // shown once: the partner page read again does not hold it
+      const again = await ops.get(base);
+      assert.equal(again.statusCode, 200);
+      assert.ok(!again.body.includes(plaintext), 'the key is not shown again');
+      assert.doesNotMatch(again.body, /id="new-key"/);
+      const [key] = (await keys()).filter((k) => !before.some((b) => b.id === k.id));
+      assert.ok(key, 'the key written');
+      const revoked = await ops.post(`${base}/keys/${key.id}/revoke`, { _csrf: csrf });
+      assert.equal(revoked.statusCode, 303);
+      assert.equal(revoked.headers.location, `${base}?done=1`);
+      assert.ok((await keys()).find((k) => k.id === key.id)?.revoked_at, 'revoked');
+      assert.equal((await asPartner()).statusCode, 401, 'the revoked key no longer authenticates');
+      // a key the partner does not have: the partner page with the problem (422)
+      const unknown = await ops.post(`${base}/keys/00000000-0000-4000-8000-000000000000/revoke`, { _csrf: csrf });
+      assert.equal(unknown.statusCode, 422);
+      assert.match(unknown.body, /<h1>Test Partner/);
+      assert.ok(
+        unknown.body.includes(
+          lang === 'en'
+            ? 'No API key 00000000-0000-4000-8000-000000000000 for this partner.'
+            : 'Clé d’API introuvable.',
+        ),
+        unknown.body,
+      );
+    }
   });
 });

@@ -4,6 +4,7 @@ import * as repo from '../../src/partners/partners-repo.ts';
 import { createPartner } from '../../src/partners/partners.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { buildTestApp, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
+import { amendmentForm, revisionOf } from './agreement-forms.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 
 /**
@@ -13,10 +14,8 @@ import { Browser, csrfOf } from './inject-browser.ts';
 
 const ADMIN = { email: 'ops-lost-updates@parasol.test', password: 'operator password 42' };
 const PASSWORD = 'lost updates password';
-const DAY = 86_400_000;
 
 const versionOf = (body: string) => /name="version" value="(\d+)"/.exec(body)?.[1];
-const revisionOf = (body: string) => /name="revision" value="([^"]+)"/.exec(body)?.[1];
 
 describe('consoles: a save from a version another save replaced is refused, what was typed kept', () => {
   let t: TestApp;
@@ -149,19 +148,8 @@ describe('consoles: a save from a version another save replaced is refused, what
     const page1 = (await ops1.get(base)).body;
     const page2 = (await ops2.get(base)).body;
     assert.equal(revisionOf(page2), 'v1');
-    const amend = (page: string, compensationMax: string, reason: string) => ({
-      _csrf: csrfOf(page)!,
-      revision: revisionOf(page)!,
-      allowedFormulas: 'delay_and_cancellation',
-      currency: 'EUR',
-      taxRate: '0.09',
-      commissionMin: '0',
-      commissionMax: '0.3',
-      compensationMin: '10.00',
-      compensationMax,
-      effectiveAt: new Date(Date.now() + 10 * DAY).toISOString().slice(0, 10),
-      reason,
-    });
+    const amend = (page: string, compensationMax: string, reason: string) =>
+      amendmentForm(page, { compensationMax, reason });
     assert.equal((await ops1.post(`${base}/amend`, amend(page1, '450', 'first'))).statusCode, 303);
     const second = await ops2.post(`${base}/amend`, amend(page2, '420.50', 'second'));
     assert.equal(second.statusCode, 409);
@@ -344,19 +332,10 @@ describe('consoles: a save from a version another save replaced is refused, what
     );
     assert.doesNotMatch(page, /· tax |· compensation /);
     assert.match(page, /Indemnisation minimale \(EUR, ex\. 10,00\)/);
-    const refused = await ops.post(`${base}/amend`, {
-      _csrf: csrfOf(page)!,
-      revision: 'v0',
-      allowedFormulas: 'delay',
-      currency: 'EUR',
-      taxRate: '0.09',
-      commissionMin: '0',
-      commissionMax: '0.3',
-      compensationMin: '10',
-      compensationMax: '500',
-      effectiveAt: new Date(Date.now() + DAY).toISOString().slice(0, 10),
-      reason: 'raison',
-    });
+    const refused = await ops.post(
+      `${base}/amend`,
+      amendmentForm(page, { revision: 'v0', allowedFormulas: 'delay', compensationMin: '10', reason: 'raison' }),
+    );
     assert.equal(refused.statusCode, 409);
     // the amendment form's own sentence: what replaced the version it was opened on
     assert.match(
@@ -365,19 +344,14 @@ describe('consoles: a save from a version another save replaced is refused, what
     );
     assert.match(refused.body, /Vos saisies sont conservées dans le formulaire, sans être enregistrées\./);
     // an amount with too many decimals: the example is written as a French reader writes amounts
-    const cents = await ops.post(`${base}/amend`, {
-      _csrf: csrfOf((await ops.get(base)).body)!,
-      revision: revisionOf((await ops.get(base)).body)!,
-      allowedFormulas: 'delay',
-      currency: 'EUR',
-      taxRate: '0.09',
-      commissionMin: '0',
-      commissionMax: '0.3',
-      compensationMin: '10,505',
-      compensationMax: '500',
-      effectiveAt: new Date(Date.now() + DAY).toISOString().slice(0, 10),
-      reason: 'raison',
-    });
+    const cents = await ops.post(
+      `${base}/amend`,
+      amendmentForm((await ops.get(base)).body, {
+        allowedFormulas: 'delay',
+        compensationMin: '10,505',
+        reason: 'raison',
+      }),
+    );
     assert.equal(cents.statusCode, 422, cents.body.slice(0, 300));
     assert.match(cents.body, /par exemple 10,00/);
     assert.doesNotMatch(cents.body, /par exemple 10\.00/);
