@@ -382,12 +382,13 @@ export async function purgeEarlyReceipts(db: Executor, receivedBefore: Date): Pr
 
 /**
  * The failures of the platform's side, newest first: a carrier failure a receipt read as the
- * platform's (`sms_undelivered` audited `platformFailure`), a send the provider refused for the
- * platform's credentials, sender or content (`sms_rejected`, reason `rejected` or `unauthorized`), a
- * message given up still queued a day on (`given_up`) — never the customer's number. Each with its
- * message's state now and its claim (the phone sealed). Read from the partial index of those audit
- * rows by time (audit_log_sms_failures, migration 0096): its predicate is repeated in the WHERE, and
- * --since is a plain bound on `at`, so the planner enters the index there and stops at the limit.
+ * platform's, or a send answered with a passing one (`sms_undelivered` audited `platformFailure`), a
+ * send the provider refused for the platform's credentials, sender or content (`sms_rejected`, reason
+ * `rejected` or `unauthorized`), a message given up still queued a day on (`given_up`) — never the
+ * customer's number. Each with its message's state now and its claim (the phone sealed). Read from
+ * the partial index of those audit rows by (at, id) (audit_log_sms_failures_at_id, migration 0097):
+ * its predicate is repeated in the WHERE, the order is the index's (backwards: no sort), and --since
+ * is a plain bound on `at`, so the planner enters the index there and stops at the limit.
  */
 export async function listPlatformFailures(
   db: Executor,
