@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
+import { sql } from 'kysely';
+import { messageKind } from '../../src/notify/sms/claim-messages.ts';
+import { platformResendJobId, recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import type { UndeliveredSms } from '../../src/notify/sms/delivery.ts';
 import {
@@ -14,13 +16,14 @@ import {
   SMS_MAX_DEFERRALS,
   SMS_RETRY_AFTER_MAX_MS,
   SMS_GIVEN_UP,
+  SMS_QUEUE_POLICY,
 } from '../../src/notify/sms/sms-queue.ts';
 import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction, type Db } from '../../src/platform/db.ts';
 import { smsTotal } from '../../src/platform/metrics.ts';
-import type { JobQueue } from '../../src/platform/jobs.ts';
+import { JobQueue } from '../../src/platform/jobs.ts';
 import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio } from './twilio-fake.ts';
 
@@ -552,4 +555,168 @@ test('a deferral waits at least the back-off it replaces, at most SMS_RETRY_AFTE
   assert.equal(deferralDelayMs(1_000, 4), 48_000);
   assert.equal(deferralDelayMs(86_400_000, 0), SMS_RETRY_AFTER_MAX_MS);
   assert.equal(deferralDelayMs(0, 30), SMS_RETRY_AFTER_MAX_MS);
+});
+
+/** The `sms_send` jobs of a message in pg-boss's table: id, due time. */
+async function sendJobsOf(db: Db, smsId: string) {
+  const { rows } = await sql<{ id: string; start_after: Date }>`
+    SELECT id, start_after FROM pgboss.job WHERE name = 'sms_send' AND data->>'smsId' = ${smsId}`.execute(db);
+  return rows.map((j) => [j.id, j.start_after.toISOString()]);
+}
+
+/** A running job queue (no worker) on the test database, its `sms_send` queue created. */
+async function jobQueue(t: TestContext, db: Db): Promise<JobQueue> {
+  const queue = await new JobQueue(db, { schedules: false, supervise: false }).start();
+  t.after(() => queue.stop({ timeoutMs: 2000 }));
+  await queue.queue('sms_send', SMS_QUEUE_POLICY);
+  return queue;
+}
+
+for (const as of ['failed', 'error'] as const)
+  test(`a send Twilio answers with its queue overflow (30001${as === 'error' ? ', an error answer' : ', a message created failed'}) is queued again as a receipt with 30001 is: held, its keyed job due at the hold's end, texted once after`, async (t) => {
+    const { db, partner } = await productionPartner(t);
+    const { fake, twilio } = await fakeTwilio(t);
+    const queue = await jobQueue(t, db);
+    const key = `test:overflow-at-send:${as}`;
+    const smsId = await queued(db, partner.id, key);
+    const told: UndeliveredSms[] = [];
+    // the application's clock, ten minutes behind the database's: the hold (a minute) is over when the test looks
+    const SEND = new Date(Date.now() - 10 * 60_000);
+    const deps = {
+      db,
+      keys,
+      provider: twilio,
+      linkUselessClaimStatuses: [],
+      jobs: queue,
+      now: () => SEND,
+      onUndelivered: async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms),
+    };
+
+    fake.queueOverflow = { as, times: 1 };
+    assert.equal(await sendQueuedSms(deps, smsId), 'requeued');
+    const holdEnd = new Date(SEND.getTime() + 60_000);
+    const held = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts', 'provider_message_id', 'delivery_status', 'locked_until', 'last_error'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      { ...held, attempts: Number(held.attempts) },
+      {
+        status: 'queued',
+        attempts: 1,
+        provider_message_id: null,
+        delivery_status: null,
+        locked_until: holdEnd,
+        last_error: "send failure 30001 of the platform's, passing: queued again",
+      },
+      'queued again, the send counted, held a minute (the back-off of a first send)',
+    );
+    assert.deepEqual(
+      await sendJobsOf(db, smsId),
+      [[platformResendJobId(smsId, 1), holdEnd.toISOString()]],
+      'its send job, due when the hold ends, keyed by the message and the failed send',
+    );
+    const audits = await db
+      .selectFrom('audit_log')
+      .select(['action', 'data'])
+      .where('entity', '=', 'sms')
+      .where('entity_id', '=', smsId)
+      .execute();
+    assert.deepEqual(
+      audits.map((a) => [a.action, a.data]),
+      [
+        [
+          'sms_undelivered',
+          {
+            status: as === 'error' ? 'rejected' : 'failed',
+            provider: 'twilio',
+            providerCode: 30001,
+            kind: messageKind(key),
+            source: 'send',
+            platformFailure: true,
+            failureClass: 'temporary',
+            queuedAgain: true,
+          },
+        ],
+      ],
+    );
+    assert.deepEqual(told, [], "the platform's failure: the partner not told");
+
+    // the job (here called directly): looks up the failed attempt first, skips it (failed), texts once
+    assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['POST', 'GET', 'POST'],
+    );
+    const delivered = fake.messages.filter((m) => m.resource.status !== 'failed');
+    assert.equal(delivered.length, 1, 'texted once');
+    const sent = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts', 'provider_message_id'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      { ...sent, attempts: Number(sent.attempts) },
+      { status: 'sent', attempts: 2, provider_message_id: delivered[0]!.sid },
+    );
+    assert.equal(await sendQueuedSms(deps, smsId), 'skipped', 'a second job sends nothing');
+  });
+
+test('a send answered with 30001 with no sends left is not queued again: a message created stays sent, failed; an error answer is rejected', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  const { fake, twilio } = await fakeTwilio(t);
+  const queue = await jobQueue(t, db);
+  const told: UndeliveredSms[] = [];
+  const deps = {
+    db,
+    keys,
+    provider: twilio,
+    linkUselessClaimStatuses: [],
+    jobs: queue,
+    onUndelivered: async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms),
+  };
+  for (const as of ['failed', 'error'] as const) {
+    const smsId = await queued(db, partner.id, `test:overflow-used-up:${as}`, `${BODY} ${as}`);
+    // its last send left (the earlier ones timed out)
+    await db
+      .updateTable('sms_messages')
+      .set({ attempts: MAX_SMS_ATTEMPTS - 1, last_error: 'twilio: no answer within 10000 ms' })
+      .where('id', '=', smsId)
+      .execute();
+    fake.queueOverflow = { as, times: 1 };
+    assert.equal(await sendQueuedSms(deps, smsId), 'rejected', as);
+    const row = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts', 'provider_message_id', 'delivery_status', 'delivery_error', 'last_error'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    if (as === 'failed')
+      assert.deepEqual(
+        [row.status, row.provider_message_id, row.delivery_status, row.delivery_error],
+        ['sent', fake.messages.at(-1)!.sid, 'failed', 30001],
+        'as a receipt with 30001 leaves a message out of sends',
+      );
+    else
+      assert.deepEqual(
+        [row.status, row.provider_message_id, row.last_error],
+        ['rejected', null, 'twilio: HTTP 400 (Twilio 30001): Queue overflow'],
+      );
+    assert.equal(Number(row.attempts), MAX_SMS_ATTEMPTS, as);
+    assert.deepEqual(await sendJobsOf(db, smsId), [], `${as}: no job queued`);
+    const audit = await db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'sms')
+      .where('entity_id', '=', smsId)
+      .where('action', '=', 'sms_undelivered')
+      .executeTakeFirstOrThrow();
+    const data = audit.data as Record<string, unknown>;
+    assert.deepEqual(
+      [data.source, data.provider, data.failureClass, data.queuedAgain],
+      ['send', 'twilio', 'temporary', undefined],
+      as,
+    );
+  }
+  assert.deepEqual(told, [], 'the partner not told');
 });

@@ -241,15 +241,17 @@ export async function recordDelivery(
 }
 
 /**
- * A message the carrier failed for a passing reason of the platform's (Twilio's 30001 queue overflow):
- * `queued` again, its provider id and delivery forgotten (the next send's receipts are its own), held until `holdUntil`
- * (the `sms_requeue` sweep takes it after) — while it has attempts left (`maxAttempts`, not given back:
- * it was sent). Answers whether it was.
+ * A message failed for a passing reason of the platform's (Twilio's 30001 queue overflow), by the
+ * carrier or in the answer to its send: `queued` again, its provider id and delivery forgotten (the
+ * next send's receipts are its own), held until `holdUntil` (the `sms_requeue` sweep takes it after) —
+ * while it has attempts left (`maxAttempts`, not given back: it was sent). Only from `from`: `sent`
+ * (a receipt, or a send the provider answered with a message created already failed), or `queued` —
+ * the send's own leased message after an error answer, none created. Answers whether it was.
  */
-export async function requeueSentSms(
+export async function requeueFailedSms(
   db: Executor,
   smsId: string,
-  o: { error: string; holdUntil: Date; maxAttempts: number },
+  o: { from: 'sent' | 'queued'; error: string; holdUntil: Date; maxAttempts: number },
 ): Promise<boolean> {
   const row = await db
     .updateTable('sms_messages')
@@ -264,11 +266,20 @@ export async function requeueSentSms(
       delivery_updated_at: null,
     })
     .where('id', '=', smsId)
-    .where('status', '=', 'sent')
+    .where('status', '=', o.from)
     .where('attempts', '<', o.maxAttempts)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** A message as a failure is recorded on it (`recordDelivery`'s row), by its id. */
+export async function findFailedSms(db: Executor, smsId: string) {
+  return db
+    .selectFrom('sms_messages')
+    .select(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key', 'attempts'])
+    .where('id', '=', smsId)
+    .executeTakeFirst();
 }
 
 /** The claim a provider's message belongs to (its id and number: never the phone), for a log line. */
