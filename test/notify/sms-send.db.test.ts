@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
+import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { messageKind } from '../../src/notify/sms/claim-messages.ts';
-import { platformResendJobId, recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
+import { platformResendJobId, recordSmsDelivery, sweepEarlyReceipts } from '../../src/notify/sms/delivery.ts';
+import { messageRequeuedAtSend } from '../../src/notify/sms/sms-repo.ts';
+import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
+import { twilioStatusRoutes } from '../../src/notify/sms/twilio-status-routes.ts';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import type { UndeliveredSms } from '../../src/notify/sms/delivery.ts';
 import {
@@ -634,6 +638,8 @@ for (const as of ['failed', 'error'] as const)
             providerCode: 30001,
             kind: messageKind(key),
             source: 'send',
+            // the id of the message Twilio created failed: its receipt, later, is recognised
+            ...(as === 'failed' ? { providerMessageId: fake.messages[0]!.sid } : {}),
             platformFailure: true,
             failureClass: 'temporary',
             queuedAgain: true,
@@ -642,6 +648,80 @@ for (const as of ['failed', 'error'] as const)
       ],
     );
     assert.deepEqual(told, [], "the platform's failure: the partner not told");
+
+    const failedSid = fake.messages[0]?.sid;
+    if (as === 'failed') {
+      // Twilio's own receipt of the message it created failed, posted after the requeue forgot its sid:
+      // kept early, the message and its job unchanged (one requeue, one job) — recognised as that send's
+      const jobsBefore = await sendJobsOf(db, smsId);
+      assert.equal(
+        await recordSmsDelivery(
+          { db, jobs: queue, onUndelivered: deps.onUndelivered },
+          'twilio',
+          { messageSid: failedSid!, status: 'failed', errorCode: 30001, platformFailure: 'temporary' },
+          SEND,
+        ),
+        'early',
+      );
+      const after = await db
+        .selectFrom('sms_messages')
+        .select(['status', 'attempts', 'provider_message_id', 'delivery_status', 'locked_until', 'last_error'])
+        .where('id', '=', smsId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(after, held, 'the message as the requeue left it');
+      assert.deepEqual(await sendJobsOf(db, smsId), jobsBefore, 'no second job');
+      assert.deepEqual(
+        await messageRequeuedAtSend(db, 'twilio', failedSid!, new Date(SEND.getTime() - 86_400_000)),
+        { smsId, claimId: null, claimNumber: null },
+        "the receipt's message: the one its send queued again (the status callback logs no second error)",
+      );
+      assert.equal(await messageRequeuedAtSend(db, 'twilio', `SM${'0'.repeat(32)}`, new Date(0)), undefined);
+      assert.deepEqual(told, [], 'the partner still not told');
+
+      // the status callback itself: a second such receipt logged at info, naming the message — no second error line
+      const lines: { level: number; msg: string; smsId?: string }[] = [];
+      const app = Fastify({
+        logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+      });
+      t.after(() => app.close());
+      const url = 'https://parasol.example/providers/twilio/sms-status';
+      await app.register(
+        twilioStatusRoutes({
+          db,
+          jobs: queue,
+          twilio: {
+            accountSid: ACCOUNT_SID,
+            authToken: AUTH_TOKEN,
+            from: undefined,
+            messagingServiceSid: undefined,
+            baseUrl: undefined,
+            statusCallbackUrl: url,
+          },
+          now: () => SEND,
+        }),
+      );
+      const form = {
+        AccountSid: ACCOUNT_SID,
+        MessageSid: failedSid!,
+        MessageStatus: 'failed',
+        ErrorCode: '30001',
+      };
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/providers/twilio/sms-status',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': twilioSignature(AUTH_TOKEN, url, Object.entries(form)),
+        },
+        payload: new URLSearchParams(form).toString(),
+      });
+      assert.equal(answer.statusCode, 204);
+      const receiptLines = lines.filter((l) => l.msg.startsWith('sms '));
+      assert.deepEqual(
+        receiptLines.map((l) => [l.level, l.msg, l.smsId]),
+        [[30, 'sms delivery receipt of a send already queued again for that failure (answered at send)', smsId]],
+      );
+    }
 
     // the job (here called directly): looks up the failed attempt first, skips it (failed), texts once
     assert.equal(await sendQueuedSms(deps, smsId), 'sent');
@@ -661,6 +741,17 @@ for (const as of ['failed', 'error'] as const)
       { status: 'sent', attempts: 2, provider_message_id: delivered[0]!.sid },
     );
     assert.equal(await sendQueuedSms(deps, smsId), 'skipped', 'a second job sends nothing');
+    if (as === 'failed') {
+      // after the resend, the early receipt of the failed message still matches none: the sweep applies none
+      assert.equal(await sweepEarlyReceipts({ db, jobs: queue, onUndelivered: deps.onUndelivered }, new Date()), 0);
+      const row = await db
+        .selectFrom('sms_messages')
+        .select(['status', 'provider_message_id', 'delivery_status'])
+        .where('id', '=', smsId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row, { status: 'sent', provider_message_id: delivered[0]!.sid, delivery_status: null });
+      assert.deepEqual(told, []);
+    }
   });
 
 test('a send answered with 30001 with no sends left is not queued again: a message created stays sent, failed; an error answer is rejected', async (t) => {

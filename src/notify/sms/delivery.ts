@@ -225,6 +225,8 @@ async function recordUndelivered(
     platformFailure?: 'lasting' | 'temporary' | undefined;
     /** The provider that answered (the message's own may change with its next send). */
     provider: string;
+    /** The id the provider gave a message it created failed at send (audited: its receipt, later, is recognised). */
+    providerMessageId?: string | undefined;
     source: 'receipt' | 'send';
     from: 'sent' | 'queued';
   },
@@ -268,6 +270,9 @@ async function recordUndelivered(
       providerCode: failure.errorCode,
       kind: sms.kind,
       ...(failure.source === 'send' ? { source: 'send' } : {}),
+      ...(failure.source === 'send' && failure.providerMessageId
+        ? { providerMessageId: failure.providerMessageId }
+        : {}),
       ...(platformFailure ? { platformFailure, failureClass: failure.platformFailure } : {}),
       ...(requeued ? { queuedAgain: true } : {}),
     },
@@ -324,6 +329,7 @@ export async function recordSendPlatformFailure(
         errorCode: failure.errorCode,
         platformFailure: 'temporary',
         provider: failure.provider,
+        providerMessageId: created?.sid,
         source: 'send',
         from: created ? 'sent' : 'queued',
       },

@@ -298,6 +298,33 @@ export async function claimOfProviderMessage(
   return row && { claimId: row.id, claimNumber: row.claim_number };
 }
 
+/**
+ * The message a send queued again after the provider answered it with a passing failure under this id
+ * (Twilio's 30001, a message created already failed: its audit row `sms_undelivered`, `source: 'send'`,
+ * `queuedAgain`, names the id), audited since `since`: the requeue forgot the id, so that message's own
+ * receipt, posted later, finds none. Its claim (id and number, never the phone), for a log line.
+ */
+export async function messageRequeuedAtSend(
+  db: Executor,
+  provider: string,
+  messageSid: string,
+  since: Date,
+): Promise<{ smsId: string; claimId: string | null; claimNumber: string | null } | undefined> {
+  // read by the partial index of the failures' audit rows (migration 0097) by time: a day of them
+  const result = await sql<{ id: string; claim_id: string | null; claim_number: string | null }>`
+    SELECT m.id, m.claim_id, cl.claim_number
+    FROM audit_log a
+    JOIN sms_messages m ON m.id = a.entity_id::uuid
+    LEFT JOIN claims cl ON cl.id = m.claim_id
+    WHERE a.entity = 'sms' AND a.action IN ('sms_undelivered', 'sms_rejected')
+      AND a.action = 'sms_undelivered' AND a.at >= ${since}
+      AND a.data->>'source' = 'send' AND a.data->>'queuedAgain' = 'true'
+      AND a.data->>'provider' = ${provider} AND a.data->>'providerMessageId' = ${messageSid}
+    LIMIT 1`.execute(db);
+  const row = result.rows[0];
+  return row && { smsId: row.id, claimId: row.claim_id, claimNumber: row.claim_number };
+}
+
 export async function providerMessageExists(db: Executor, provider: string, messageSid: string): Promise<boolean> {
   const row = await db
     .selectFrom('sms_messages')
