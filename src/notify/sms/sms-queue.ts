@@ -202,7 +202,8 @@ export async function sendQueuedSms(
           errorCode: error.providerCode ?? null,
           error: error.message,
         },
-        now,
+        // the clock after the send, as a success records it: the hold, the audit and sent_at start from the answer
+        (deps.now ?? (() => new Date()))(),
       );
     }
     if (error instanceof SmsRejectedError) {
