@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
-import { queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import { giveUpStaleSms, queueSms, sendQueuedSms, SMS_GIVEN_UP } from '../../src/notify/sms/sms-queue.ts';
 import { SmsPlatformTemporaryError, SmsRejectedError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { transaction } from '../../src/platform/db.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
@@ -103,6 +103,21 @@ describe('parasol sms failures', () => {
       await sendQueuedSms({ db: t.db, keys, provider: overflowing, linkUselessClaimStatuses: [] }, overflowId),
       'requeued',
     );
+    // another partner's message given up still queued a day on, its two attempts tried at Twilio (which
+    // never answered them): never sent, no provider shown (the message's is only the one it tried)
+    const givenUpId = await sent('paid:1', `SM${'f'.repeat(32)}`, other, null);
+    await t.db
+      .updateTable('sms_messages')
+      .set({
+        status: 'queued',
+        attempts: 2,
+        provider_message_id: null,
+        last_error: 'twilio: no answer within 10000 ms',
+        created_at: new Date(Date.now() - 25 * 3_600_000),
+      })
+      .where('id', '=', givenUpId)
+      .execute();
+    assert.equal(await giveUpStaleSms({ db: t.db }), 1);
 
     const listed = await runCliOn(t, ['--json', 'sms', 'failures']);
     assert.equal(listed.code, 0, listed.err);
@@ -169,6 +184,7 @@ describe('parasol sms failures', () => {
           1,
           'sent → undelivered (30007)',
         ],
+        [null, other.slug, 'given_up', null, null, null, 'given_up', 2, `rejected: ${SMS_GIVEN_UP}`],
       ],
     );
     assert.ok(

@@ -23,7 +23,8 @@ export interface SmsPlatformFailure {
   event: 'receipt' | 'send' | 'given_up';
   /**
    * The provider that answered (`twilio`), as the audit row recorded it; on a row audited before it did,
-   * the message's provider now (a later send by another would show that one). Null: never sent.
+   * the message's provider now (a later send by another would show that one). Null for a message given
+   * up: none sent it (the provider its attempts tried, if any, never answered them with a message).
    */
   provider: string | null;
   /** The provider's error code (Twilio's), when it gave one. */
@@ -71,7 +72,8 @@ export async function smsPlatformFailures(
     const given = r.action === 'sms_rejected' && data.reason === 'given_up';
     // a passing failure answered at send is audited as a receipt's is (one path), marked `source: 'send'`
     const event = r.action === 'sms_undelivered' && data.source !== 'send' ? 'receipt' : given ? 'given_up' : 'send';
-    const provider = typeof data.provider === 'string' ? data.provider : r.provider;
+    // a message given up was never sent: the message's provider is only the one its last attempt tried
+    const provider = given ? null : typeof data.provider === 'string' ? data.provider : r.provider;
     return {
       at: r.at,
       claimId: r.claim_id,
