@@ -18,7 +18,7 @@ export function smsCommands(kit: CommandKit): void {
   leaf(
     sms,
     'failures',
-    "List the SMS that failed on the platform's side, newest first: a carrier failure of the platform's (re-queued when passing, 30001), a send the provider refused for the platform's credentials, sender or content, a message given up still queued a day on — never a customer's number (the claim desk's claim.customer_unreachable covers those)",
+    "List the SMS that failed on the platform's side, newest first: a carrier failure of the platform's or a send answered with one (re-queued when passing, 30001), a send the provider refused for the platform's credentials, sender or content, a message given up still queued a day on — never a customer's number (the claim desk's claim.customer_unreachable covers those)",
     'parasol sms failures --partner acme-air --since 2026-11-28T08:00:00Z',
   )
     .option(
@@ -50,13 +50,27 @@ export function smsCommands(kit: CommandKit): void {
         const failures = await smsPlatformFailures(db, services().keys.encryption, { since, partnerId, limit });
         const lines = failures.length
           ? table(
-              ['AT', 'CLAIM', 'PARTNER', 'KIND', 'EVENT', 'CODE', 'CLASS', 'OUTCOME', 'ATTEMPTS', 'NOW', 'TO'],
+              [
+                'AT',
+                'CLAIM',
+                'PARTNER',
+                'KIND',
+                'EVENT',
+                'PROVIDER',
+                'CODE',
+                'CLASS',
+                'OUTCOME',
+                'ATTEMPTS',
+                'NOW',
+                'TO',
+              ],
               failures.map((f) => [
                 when(f.at),
                 f.claimNumber ?? '—',
                 f.partner,
                 f.kind,
                 f.event,
+                f.provider ?? '—',
                 f.providerCode === null ? '—' : String(f.providerCode),
                 f.failureClass ?? '—',
                 f.outcome === 'requeued' ? 're-queued' : 'given up',

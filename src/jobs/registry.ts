@@ -268,7 +268,13 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         throw error;
       });
       if (outcome !== 'deferred') smsTotal.inc({ channel: 'twilio', outcome });
-      rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
+      // Twilio answered the send with its queue overflow (30001): the platform's throughput, not the customer
+      if (outcome === 'requeued')
+        rt.log.error(
+          { smsId: job.data.smsId, outcome },
+          'sms undelivered for a passing reason of the platform (answered at send): sent again at the end of its back-off while sends are left, the partner is not told',
+        );
+      else rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
     },
   },
   email_send: {

@@ -80,7 +80,7 @@ export const emailsTotal = new client.Counter({
 
 export const smsTotal = new client.Counter({
   name: 'parasol_sms_total',
-  help: 'SMS handled by this process, by channel (notification: a claim message written to the sandbox outbox or the production queue; twilio: a production send) and outcome (sent, rejected, skipped; held: a reminder or expiry notice released at night where the customer lives, its send job queued for their morning (quiet hours); retry: a failure the queue retries, by reason — server_error, rate_limited, unreachable, network, timeout, invalid_response, no_provider, unexpected; given_up: still queued a day after it was written, marked rejected).',
+  help: 'SMS handled by this process, by channel (notification: a claim message written to the sandbox outbox or the production queue; twilio: a production send) and outcome (sent, rejected, skipped; requeued: a send Twilio answered with its queue overflow (30001), queued again for the end of its back-off; held: a reminder or expiry notice released at night where the customer lives, its send job queued for their morning (quiet hours); retry: a failure the queue retries, by reason — server_error, rate_limited, unreachable, network, timeout, invalid_response, no_provider, unexpected; given_up: still queued a day after it was written, marked rejected).',
   labelNames: ['channel', 'outcome', 'reason'] as const,
   registers: [registry],
 });

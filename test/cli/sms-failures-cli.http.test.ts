@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
-import { queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
-import { SmsRejectedError, type SmsProvider } from '../../src/notify/sms/sms.ts';
+import { giveUpStaleSms, queueSms, sendQueuedSms, SMS_GIVEN_UP } from '../../src/notify/sms/sms-queue.ts';
+import { SmsPlatformTemporaryError, SmsRejectedError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { transaction } from '../../src/platform/db.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { buildTestApp, cancelledFlightClaim, createTestPartner, runCliOn, type TestApp } from '../helper.ts';
 
 /**
  * `parasol sms failures`: the SMS that failed on the platform's side (docs/OPERATOR.md, "The SMS
- * provider fails") — a carrier failure of the platform's, re-queued or not, a send refused for the
- * platform's sender — never a customer's number, and the phone masked.
+ * provider fails") — a carrier failure of the platform's, re-queued or not, a send answered with
+ * Twilio's queue overflow (re-queued), a send refused for the platform's sender — never a customer's
+ * number, and the phone masked; each with the provider that answered.
  */
 
 const PHONE = '+33612345678';
@@ -82,6 +83,41 @@ describe('parasol sms failures', () => {
       await sendQueuedSms({ db: t.db, keys, provider: refusing, linkUselessClaimStatuses: [] }, refusedId),
       'rejected',
     );
+    // a send of the claim Twilio answered with its queue overflow (30001): re-queued, as a receipt with it
+    const overflowId = await sent('reminder:2', `SM${'e'.repeat(32)}`);
+    await t.db
+      .updateTable('sms_messages')
+      .set({ status: 'queued', attempts: 0, provider_message_id: null })
+      .where('id', '=', overflowId)
+      .execute();
+    const overflowing: SmsProvider = {
+      name: 'twilio',
+      send: async () => {
+        throw new SmsPlatformTemporaryError('twilio', 'HTTP 400 (Twilio 30001): Queue overflow', {
+          httpStatus: 400,
+          providerCode: 30001,
+        });
+      },
+    };
+    assert.equal(
+      await sendQueuedSms({ db: t.db, keys, provider: overflowing, linkUselessClaimStatuses: [] }, overflowId),
+      'requeued',
+    );
+    // another partner's message given up still queued a day on, its two attempts tried at Twilio (which
+    // never answered them): never sent, no provider shown (the message's is only the one it tried)
+    const givenUpId = await sent('paid:1', `SM${'f'.repeat(32)}`, other, null);
+    await t.db
+      .updateTable('sms_messages')
+      .set({
+        status: 'queued',
+        attempts: 2,
+        provider_message_id: null,
+        last_error: 'twilio: no answer within 10000 ms',
+        created_at: new Date(Date.now() - 25 * 3_600_000),
+      })
+      .where('id', '=', givenUpId)
+      .execute();
+    assert.equal(await giveUpStaleSms({ db: t.db }), 1);
 
     const listed = await runCliOn(t, ['--json', 'sms', 'failures']);
     assert.equal(listed.code, 0, listed.err);
@@ -90,6 +126,7 @@ describe('parasol sms failures', () => {
       f.claimNumber,
       f.partner,
       f.event,
+      f.provider,
       f.providerCode,
       f.failureClass,
       f.outcome,
@@ -99,20 +136,55 @@ describe('parasol sms failures', () => {
     // the database may hold other tests' failures: this test's partners' only
     const ours = failures.filter((f) => f.partner === partner.slug || f.partner === other.slug);
     assert.deepEqual(
-      ours.map(pick).sort((a, b) => String(a[3]).localeCompare(String(b[3]))),
+      ours
+        .map(pick)
+        .sort((a, b) => String(a[4]).localeCompare(String(b[4])) || String(a[2]).localeCompare(String(b[2]))),
       [
-        [null, other.slug, 'send', 21606, 'platform', 'given_up', 1, 'rejected: twilio: HTTP 400 (Twilio 21606)'],
+        [
+          null,
+          other.slug,
+          'send',
+          'twilio',
+          21606,
+          'platform',
+          'given_up',
+          1,
+          'rejected: twilio: HTTP 400 (Twilio 21606)',
+        ],
         [
           claimNumber,
           partner.slug,
           'receipt',
+          'twilio',
           30001,
           'platform_temporary',
           'requeued',
           1,
           "queued: carrier failure 30001 of the platform's, passing: queued again",
         ],
-        [claimNumber, partner.slug, 'receipt', 30007, 'platform', 'given_up', 1, 'sent → undelivered (30007)'],
+        [
+          claimNumber,
+          partner.slug,
+          'send',
+          'twilio',
+          30001,
+          'platform_temporary',
+          'requeued',
+          1,
+          "queued: send failure 30001 of the platform's, passing: queued again",
+        ],
+        [
+          claimNumber,
+          partner.slug,
+          'receipt',
+          'twilio',
+          30007,
+          'platform',
+          'given_up',
+          1,
+          'sent → undelivered (30007)',
+        ],
+        [null, other.slug, 'given_up', null, null, null, 'given_up', 2, `rejected: ${SMS_GIVEN_UP}`],
       ],
     );
     assert.ok(
@@ -125,9 +197,15 @@ describe('parasol sms failures', () => {
     const text = await runCliOn(t, ['sms', 'failures', '--partner', partner.slug]);
     assert.equal(text.code, 0, text.err);
     const lines = text.out.split('\n');
-    assert.match(lines[0]!, /^AT\s+CLAIM\s+PARTNER\s+KIND\s+EVENT\s+CODE\s+CLASS\s+OUTCOME\s+ATTEMPTS\s+NOW\s+TO/);
-    assert.equal(lines.length, 3, text.out);
-    assert.ok(lines.some((l) => l.includes('30001') && l.includes('re-queued') && l.includes(claimNumber)));
+    assert.match(
+      lines[0]!,
+      /^AT\s+CLAIM\s+PARTNER\s+KIND\s+EVENT\s+PROVIDER\s+CODE\s+CLASS\s+OUTCOME\s+ATTEMPTS\s+NOW\s+TO/,
+    );
+    assert.equal(lines.length, 4, text.out);
+    assert.ok(
+      lines.some((l) => /\breceipt\s+twilio\s+30001\b/.test(l) && l.includes('re-queued') && l.includes(claimNumber)),
+    );
+    assert.ok(lines.some((l) => /\bsend\s+twilio\s+30001\b/.test(l) && l.includes('re-queued')));
     assert.ok(lines.some((l) => l.includes('30007') && l.includes('given up')));
     assert.ok(!text.out.includes(PHONE));
 
@@ -162,7 +240,7 @@ describe('parasol sms failures', () => {
     assert.deepEqual(JSON.parse(offset.out), { failures: [] });
   });
 
-  it("classes a failure audited before receipts named its class by Twilio's code only for a Twilio message", async () => {
+  it("classes a failure audited before receipts named its class by Twilio's code only for a Twilio message: the provider the row recorded, else the message's", async () => {
     const partner = await createTestPartner(t.db);
     const keys = t.app.parasol.keys;
     /** An old receipt's audit row (no failureClass) of a production message carried by `provider`. */
@@ -206,17 +284,20 @@ describe('parasol sms failures', () => {
     await oldReceipt('twilio', 'twilio', 1, {});
     await oldReceipt('other-lasting', 'acme-sms', 2, {});
     await oldReceipt('other-requeued', 'acme-sms', 3, { queuedAgain: true });
+    // the row names the provider that answered (Twilio); the message went by another since
+    await oldReceipt('recorded-twilio', 'acme-sms', 4, { provider: 'twilio' });
 
     const listed = await runCliOn(t, ['--json', 'sms', 'failures', '--partner', partner.slug]);
     assert.equal(listed.code, 0, listed.err);
     const { failures } = JSON.parse(listed.out) as { failures: Record<string, unknown>[] };
     // newest first
     assert.deepEqual(
-      failures.map((f) => [f.at, f.failureClass, f.outcome]),
+      failures.map((f) => [f.at, f.provider, f.failureClass, f.outcome]),
       [
-        ['2031-06-01T10:03:00.000Z', 'platform_temporary', 'requeued'],
-        ['2031-06-01T10:02:00.000Z', 'platform', 'given_up'],
-        ['2031-06-01T10:01:00.000Z', 'platform_temporary', 'given_up'],
+        ['2031-06-01T10:04:00.000Z', 'twilio', 'platform_temporary', 'given_up'],
+        ['2031-06-01T10:03:00.000Z', 'acme-sms', 'platform_temporary', 'requeued'],
+        ['2031-06-01T10:02:00.000Z', 'acme-sms', 'platform', 'given_up'],
+        ['2031-06-01T10:01:00.000Z', 'twilio', 'platform_temporary', 'given_up'],
       ],
     );
   });

@@ -9,10 +9,11 @@ import { planNodes, statementOf, type PlanNode } from '../query-plan.ts';
 /**
  * `parasol sms failures` (sms-repo.ts, listPlatformFailures) on an audit trail of many rows, most of
  * them not the SMS's: the failures must be read from the partial index of the SMS failure audit rows by
- * time (audit_log_sms_failures, migration 0096), entered at --since when given — never every SMS audit
- * row from the index on (entity, entity_id), nor the whole trail — and each message by its id. Asked
- * with sequential scans and sorts made prohibitive, the planner shows which index it reads and how it
- * enters it.
+ * (at, id) (audit_log_sms_failures_at_id, migration 0097, which replaced 0096's on `at` alone), in the
+ * listing's order — no Sort node, not even an incremental one on id —, entered at --since when given —
+ * never every SMS audit row from the index on (entity, entity_id), nor the whole trail — and each
+ * message by its id. Asked with sequential scans and sorts made prohibitive, the planner shows which
+ * index it reads and how it enters it.
  */
 describe('the SMS failures listing — its query plan', () => {
   let database: DatabaseHandle;
@@ -45,16 +46,18 @@ describe('the SMS failures listing — its query plan', () => {
     ['since an instant', { since: new Date('2026-02-01T00:00:00Z') }],
     ["one partner's, since an instant", { since: new Date('2026-02-01T00:00:00Z'), partnerId }],
   ] as const)
-    it(`reads ${name} from the index of the SMS failure audit rows, and each message by its id`, async () => {
+    it(`reads ${name} from the index of the SMS failure audit rows in its order, and each message by its id`, async () => {
       const nodes = await planNodes(
         database.db,
         await statementOf(database.db, (db) => listPlatformFailures(db, { ...options, limit: 50 })),
       );
       assert.ok(!nodes.some((n) => n['Node Type'] === 'Seq Scan'), describeNodes(nodes));
+      // the index gives the order (at, id) whole: no sort of the rows it yields
+      assert.ok(!nodes.some((n) => /Sort/.test(n['Node Type'])), describeNodes(nodes));
       const audit = nodes.filter((n) => /^audit_log/.test(n['Index Name'] ?? ''));
       assert.deepEqual(
         audit.map((n) => n['Index Name']),
-        ['audit_log_sms_failures'],
+        ['audit_log_sms_failures_at_id'],
         describeNodes(nodes),
       );
       if ('since' in options) assert.match(audit[0]!['Index Cond'] ?? '', /\bat >= /, describeNodes(nodes));

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { recordSmsDelivery } from '../../src/notify/sms/delivery.ts';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import { messageKind } from '../../src/notify/sms/claim-messages.ts';
+import { platformResendJobId, recordSmsDelivery, sweepEarlyReceipts } from '../../src/notify/sms/delivery.ts';
+import { messageRequeuedAtSend } from '../../src/notify/sms/sms-repo.ts';
+import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
+import { twilioStatusRoutes } from '../../src/notify/sms/twilio-status-routes.ts';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import type { UndeliveredSms } from '../../src/notify/sms/delivery.ts';
 import {
@@ -14,13 +20,14 @@ import {
   SMS_MAX_DEFERRALS,
   SMS_RETRY_AFTER_MAX_MS,
   SMS_GIVEN_UP,
+  SMS_QUEUE_POLICY,
 } from '../../src/notify/sms/sms-queue.ts';
 import { SmsRetryableError, type SmsProvider } from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider } from '../../src/notify/sms/twilio.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction, type Db } from '../../src/platform/db.ts';
 import { smsTotal } from '../../src/platform/metrics.ts';
-import type { JobQueue } from '../../src/platform/jobs.ts';
+import { JobQueue } from '../../src/platform/jobs.ts';
 import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio } from './twilio-fake.ts';
 
@@ -552,4 +559,255 @@ test('a deferral waits at least the back-off it replaces, at most SMS_RETRY_AFTE
   assert.equal(deferralDelayMs(1_000, 4), 48_000);
   assert.equal(deferralDelayMs(86_400_000, 0), SMS_RETRY_AFTER_MAX_MS);
   assert.equal(deferralDelayMs(0, 30), SMS_RETRY_AFTER_MAX_MS);
+});
+
+/** The `sms_send` jobs of a message in pg-boss's table: id, due time. */
+async function sendJobsOf(db: Db, smsId: string) {
+  const { rows } = await sql<{ id: string; start_after: Date }>`
+    SELECT id, start_after FROM pgboss.job WHERE name = 'sms_send' AND data->>'smsId' = ${smsId}`.execute(db);
+  return rows.map((j) => [j.id, j.start_after.toISOString()]);
+}
+
+/** A running job queue (no worker) on the test database, its `sms_send` queue created. */
+async function jobQueue(t: TestContext, db: Db): Promise<JobQueue> {
+  const queue = await new JobQueue(db, { schedules: false, supervise: false }).start();
+  t.after(() => queue.stop({ timeoutMs: 2000 }));
+  await queue.queue('sms_send', SMS_QUEUE_POLICY);
+  return queue;
+}
+
+for (const as of ['failed', 'error'] as const)
+  test(`a send Twilio answers with its queue overflow (30001${as === 'error' ? ', an error answer' : ', a message created failed'}) is queued again as a receipt with 30001 is: held, its keyed job due at the hold's end, texted once after`, async (t) => {
+    const { db, partner } = await productionPartner(t);
+    const { fake, twilio } = await fakeTwilio(t);
+    const queue = await jobQueue(t, db);
+    const key = `test:overflow-at-send:${as}`;
+    const smsId = await queued(db, partner.id, key);
+    const told: UndeliveredSms[] = [];
+    // the application's clock, ten minutes behind the database's: the hold (a minute) is over when the test looks
+    const SEND = new Date(Date.now() - 10 * 60_000);
+    const deps = {
+      db,
+      keys,
+      provider: twilio,
+      linkUselessClaimStatuses: [],
+      jobs: queue,
+      now: () => SEND,
+      onUndelivered: async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms),
+    };
+
+    fake.queueOverflow = { as, times: 1 };
+    assert.equal(await sendQueuedSms(deps, smsId), 'requeued');
+    const holdEnd = new Date(SEND.getTime() + 60_000);
+    const held = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts', 'provider_message_id', 'delivery_status', 'locked_until', 'last_error'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      { ...held, attempts: Number(held.attempts) },
+      {
+        status: 'queued',
+        attempts: 1,
+        provider_message_id: null,
+        delivery_status: null,
+        locked_until: holdEnd,
+        last_error: "send failure 30001 of the platform's, passing: queued again",
+      },
+      'queued again, the send counted, held a minute (the back-off of a first send)',
+    );
+    assert.deepEqual(
+      await sendJobsOf(db, smsId),
+      [[platformResendJobId(smsId, 1), holdEnd.toISOString()]],
+      'its send job, due when the hold ends, keyed by the message and the failed send',
+    );
+    const audits = await db
+      .selectFrom('audit_log')
+      .select(['action', 'data'])
+      .where('entity', '=', 'sms')
+      .where('entity_id', '=', smsId)
+      .execute();
+    assert.deepEqual(
+      audits.map((a) => [a.action, a.data]),
+      [
+        [
+          'sms_undelivered',
+          {
+            status: as === 'error' ? 'rejected' : 'failed',
+            provider: 'twilio',
+            providerCode: 30001,
+            kind: messageKind(key),
+            source: 'send',
+            // the id of the message Twilio created failed: its receipt, later, is recognised
+            ...(as === 'failed' ? { providerMessageId: fake.messages[0]!.sid } : {}),
+            platformFailure: true,
+            failureClass: 'temporary',
+            queuedAgain: true,
+          },
+        ],
+      ],
+    );
+    assert.deepEqual(told, [], "the platform's failure: the partner not told");
+
+    const failedSid = fake.messages[0]?.sid;
+    if (as === 'failed') {
+      // Twilio's own receipt of the message it created failed, posted after the requeue forgot its sid:
+      // kept early, the message and its job unchanged (one requeue, one job) — recognised as that send's
+      const jobsBefore = await sendJobsOf(db, smsId);
+      assert.equal(
+        await recordSmsDelivery(
+          { db, jobs: queue, onUndelivered: deps.onUndelivered },
+          'twilio',
+          { messageSid: failedSid!, status: 'failed', errorCode: 30001, platformFailure: 'temporary' },
+          SEND,
+        ),
+        'early',
+      );
+      const after = await db
+        .selectFrom('sms_messages')
+        .select(['status', 'attempts', 'provider_message_id', 'delivery_status', 'locked_until', 'last_error'])
+        .where('id', '=', smsId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(after, held, 'the message as the requeue left it');
+      assert.deepEqual(await sendJobsOf(db, smsId), jobsBefore, 'no second job');
+      assert.deepEqual(
+        await messageRequeuedAtSend(db, 'twilio', failedSid!, new Date(SEND.getTime() - 86_400_000)),
+        { smsId, claimId: null, claimNumber: null },
+        "the receipt's message: the one its send queued again (the status callback logs no second error)",
+      );
+      assert.equal(await messageRequeuedAtSend(db, 'twilio', `SM${'0'.repeat(32)}`, new Date(0)), undefined);
+      assert.deepEqual(told, [], 'the partner still not told');
+
+      // the status callback itself: a second such receipt logged at info, naming the message — no second error line
+      const lines: { level: number; msg: string; smsId?: string }[] = [];
+      const app = Fastify({
+        logger: { level: 'info', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+      });
+      t.after(() => app.close());
+      const url = 'https://parasol.example/providers/twilio/sms-status';
+      await app.register(
+        twilioStatusRoutes({
+          db,
+          jobs: queue,
+          twilio: {
+            accountSid: ACCOUNT_SID,
+            authToken: AUTH_TOKEN,
+            from: undefined,
+            messagingServiceSid: undefined,
+            baseUrl: undefined,
+            statusCallbackUrl: url,
+          },
+          now: () => SEND,
+        }),
+      );
+      const form = {
+        AccountSid: ACCOUNT_SID,
+        MessageSid: failedSid!,
+        MessageStatus: 'failed',
+        ErrorCode: '30001',
+      };
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/providers/twilio/sms-status',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': twilioSignature(AUTH_TOKEN, url, Object.entries(form)),
+        },
+        payload: new URLSearchParams(form).toString(),
+      });
+      assert.equal(answer.statusCode, 204);
+      const receiptLines = lines.filter((l) => l.msg.startsWith('sms '));
+      assert.deepEqual(
+        receiptLines.map((l) => [l.level, l.msg, l.smsId]),
+        [[30, 'sms delivery receipt of a send already queued again for that failure (answered at send)', smsId]],
+      );
+    }
+
+    // the job (here called directly): looks up the failed attempt first, skips it (failed), texts once
+    assert.equal(await sendQueuedSms(deps, smsId), 'sent');
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['POST', 'GET', 'POST'],
+    );
+    const delivered = fake.messages.filter((m) => m.resource.status !== 'failed');
+    assert.equal(delivered.length, 1, 'texted once');
+    const sent = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts', 'provider_message_id'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      { ...sent, attempts: Number(sent.attempts) },
+      { status: 'sent', attempts: 2, provider_message_id: delivered[0]!.sid },
+    );
+    assert.equal(await sendQueuedSms(deps, smsId), 'skipped', 'a second job sends nothing');
+    if (as === 'failed') {
+      // after the resend, the early receipt of the failed message still matches none: the sweep applies none
+      assert.equal(await sweepEarlyReceipts({ db, jobs: queue, onUndelivered: deps.onUndelivered }, new Date()), 0);
+      const row = await db
+        .selectFrom('sms_messages')
+        .select(['status', 'provider_message_id', 'delivery_status'])
+        .where('id', '=', smsId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row, { status: 'sent', provider_message_id: delivered[0]!.sid, delivery_status: null });
+      assert.deepEqual(told, []);
+    }
+  });
+
+test('a send answered with 30001 with no sends left is not queued again: a message created stays sent, failed; an error answer is rejected', async (t) => {
+  const { db, partner } = await productionPartner(t);
+  const { fake, twilio } = await fakeTwilio(t);
+  const queue = await jobQueue(t, db);
+  const told: UndeliveredSms[] = [];
+  const deps = {
+    db,
+    keys,
+    provider: twilio,
+    linkUselessClaimStatuses: [],
+    jobs: queue,
+    onUndelivered: async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms),
+  };
+  for (const as of ['failed', 'error'] as const) {
+    const smsId = await queued(db, partner.id, `test:overflow-used-up:${as}`, `${BODY} ${as}`);
+    // its last send left (the earlier ones timed out)
+    await db
+      .updateTable('sms_messages')
+      .set({ attempts: MAX_SMS_ATTEMPTS - 1, last_error: 'twilio: no answer within 10000 ms' })
+      .where('id', '=', smsId)
+      .execute();
+    fake.queueOverflow = { as, times: 1 };
+    assert.equal(await sendQueuedSms(deps, smsId), 'rejected', as);
+    const row = await db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts', 'provider_message_id', 'delivery_status', 'delivery_error', 'last_error'])
+      .where('id', '=', smsId)
+      .executeTakeFirstOrThrow();
+    if (as === 'failed')
+      assert.deepEqual(
+        [row.status, row.provider_message_id, row.delivery_status, row.delivery_error],
+        ['sent', fake.messages.at(-1)!.sid, 'failed', 30001],
+        'as a receipt with 30001 leaves a message out of sends',
+      );
+    else
+      assert.deepEqual(
+        [row.status, row.provider_message_id, row.last_error],
+        ['rejected', null, 'twilio: HTTP 400 (Twilio 30001): Queue overflow'],
+      );
+    assert.equal(Number(row.attempts), MAX_SMS_ATTEMPTS, as);
+    assert.deepEqual(await sendJobsOf(db, smsId), [], `${as}: no job queued`);
+    const audit = await db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'sms')
+      .where('entity_id', '=', smsId)
+      .where('action', '=', 'sms_undelivered')
+      .executeTakeFirstOrThrow();
+    const data = audit.data as Record<string, unknown>;
+    assert.deepEqual(
+      [data.source, data.provider, data.failureClass, data.queuedAgain],
+      ['send', 'twilio', 'temporary', undefined],
+      as,
+    );
+  }
+  assert.deepEqual(told, [], 'the partner not told');
 });

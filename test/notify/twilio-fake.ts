@@ -18,7 +18,11 @@ import { describeErrors, twilioValidators } from './twilio-spec.ts';
  * (the document gives no order: the adapter must not rely on it; `listOldestFirst` reverses it),
  * filtered by `To`, its query checked against the parameters the document declares and its answer
  * against `ListMessageResponse`. The override applies to the look-up too (`drop` there: the
- * connection closed without an answer).
+ * connection closed without an answer). `queueOverflow` answers the next creates with Twilio's 30001
+ * (queue overflow: the sender's throughput exceeded): a message created already `failed` (or
+ * `undelivered`) with `error_code` 30001 — the shape Twilio's document gives a create's 201, listed by
+ * the look-up like any message — or, `as: 'error'`, an error answer 400 with code 30001 (the document
+ * describes no error answer: Twilio's exception shape, nothing created).
  */
 
 export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -50,8 +54,10 @@ export interface FakeTwilio {
   override: Override | null;
   /** The look-up lists oldest first (Twilio's document does not say which order). */
   listOldestFirst: boolean;
-  /** The messages created (what the customers' phones get), oldest first. */
+  /** The messages created (what the customers' phones get, unless failed), oldest first. */
   messages: { sid: string; to: string; body: string; resource: Record<string, unknown> }[];
+  /** The next `times` creates answered with Twilio's 30001 (queue overflow), `as` a failed message or an error answer. */
+  queueOverflow: { as: 'failed' | 'undelivered' | 'error'; times: number } | null;
 }
 
 function twilioError(status: number, code: number, message: string) {
@@ -81,6 +87,7 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
     override: null,
     listOldestFirst: false,
     messages: [],
+    queueOverflow: null,
   };
   const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
 
@@ -220,6 +227,10 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
       if (form.To === NOT_MOBILE_NUMBER)
         return answer(400, twilioError(400, 21614, `'To' number ${form.To} is not a valid mobile number`));
 
+      const overflow = fake.queueOverflow && fake.queueOverflow.times > 0 ? fake.queueOverflow.as : null;
+      if (fake.queueOverflow && overflow) fake.queueOverflow.times -= 1;
+      if (overflow === 'error') return answer(400, twilioError(400, 30001, 'Queue overflow'));
+
       const sid = `SM${crypto.randomBytes(16).toString('hex')}`;
       const now = rfc2822(new Date());
       const resource = {
@@ -230,8 +241,8 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
         date_sent: null,
         date_updated: now,
         direction: 'outbound-api',
-        error_code: null,
-        error_message: null,
+        error_code: overflow ? 30001 : null,
+        error_message: overflow ? 'Queue overflow' : null,
         from: form.From ?? null,
         messaging_service_sid: form.MessagingServiceSid ?? null,
         num_media: '0',
@@ -239,7 +250,7 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
         price: null,
         price_unit: 'USD',
         sid,
-        status: form.MessagingServiceSid ? 'accepted' : 'queued',
+        status: overflow ?? (form.MessagingServiceSid ? 'accepted' : 'queued'),
         subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}/Media.json` },
         to: form.To ?? null,
         uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,

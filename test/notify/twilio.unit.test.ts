@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { SmsRejectedError, SmsRetryableError, type SmsMessage } from '../../src/notify/sms/sms.ts';
+import {
+  SmsPlatformTemporaryError,
+  SmsRejectedError,
+  SmsRetryableError,
+  type SmsMessage,
+} from '../../src/notify/sms/sms.ts';
 import { TwilioSmsProvider, twilioFailureClass, type TwilioOptions } from '../../src/notify/sms/twilio.ts';
 import { parseRetryAfter } from '../../src/platform/retry-after.ts';
 import {
@@ -311,7 +316,6 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
       [30005, 'invalid_number'],
       [30006, 'invalid_number'],
       [30007, 'rejected'],
-      [30001, 'rejected'],
       [30008, 'rejected'],
       [39999, 'rejected'], // in no list: the one default, the platform's (twilioFailureClass)
     ] as const) {
@@ -322,6 +326,72 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
         String(code),
       );
     }
+  });
+
+  it("a send answered with Twilio's queue overflow (30001) is the platform's passing failure, a receipt's reading: created already failed, or an error answer", async (t) => {
+    const { fake, twilio } = await setup(t);
+    // the shape Twilio's document gives a create's answer: a message, its status failed or undelivered
+    for (const as of ['failed', 'undelivered'] as const) {
+      fake.queueOverflow = { as, times: 1 };
+      const error = await twilio.send(message()).catch((e: unknown) => e);
+      assert.ok(error instanceof SmsPlatformTemporaryError, String(error));
+      const created = fake.messages.at(-1)!;
+      assert.deepEqual(
+        [error.providerMessageId, error.status, error.providerCode, error.httpStatus],
+        [created.sid, as, 30001, 201],
+        as,
+      );
+      assert.equal(created.resource.status, as);
+    }
+    // an error answer naming the code (Twilio's exception shape): nothing created
+    fake.queueOverflow = { as: 'error', times: 1 };
+    const answered = await twilio.send(message()).catch((e: unknown) => e);
+    assert.ok(answered instanceof SmsPlatformTemporaryError, String(answered));
+    assert.deepEqual(
+      [answered.providerMessageId, answered.status, answered.providerCode, answered.httpStatus],
+      [undefined, undefined, 30001, 400],
+    );
+    assert.equal(answered.message, 'twilio: HTTP 400 (Twilio 30001): Queue overflow');
+    assert.equal(fake.messages.length, 2, 'the error answer created none');
+    // the next create goes through
+    assert.equal((await twilio.send(message())).status, 'queued');
+    // a 429 or a 5xx naming it is still Twilio's rate limit or outage: retried by the queue, Retry-After obeyed
+    fake.override = {
+      status: 429,
+      body: {
+        code: 30001,
+        message: 'Queue overflow',
+        more_info: 'https://www.twilio.com/docs/errors/30001',
+        status: 429,
+      },
+      headers: { 'retry-after': '3' },
+    };
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'rate_limited' && e.retryAfterMs === 3000,
+    );
+  });
+
+  it('a look-up answered with 30001 (4xx) sends anyway, as for any other 4xx', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = {
+      status: 400,
+      body: {
+        code: 30001,
+        message: 'Queue overflow',
+        more_info: 'https://www.twilio.com/docs/errors/30001',
+        status: 400,
+      },
+    };
+    // the override answers the POST too: the send is then the queue overflow itself
+    const error = await twilio
+      .send({ ...message(), earlierAttemptSince: new Date(Date.now() - 60_000) })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof SmsPlatformTemporaryError, String(error));
+    assert.deepEqual(
+      fake.requests.map((r) => r.method),
+      ['GET', 'POST'],
+    );
   });
 
   it('a number that is not E.164 is rejected before any request', async (t) => {

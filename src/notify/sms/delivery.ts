@@ -15,9 +15,11 @@ import * as repo from './sms-repo.ts';
  * the provider's route read its error code as the platform's own failure (`platformFailure`; Twilio's:
  * `twilioFailureClass`), which would make every customer look unreachable: audited
  * (`platformFailure: true`) for the operator, the partner not told; a `temporary` one (Twilio's queue
- * overflow) queues the message again (`requeueSentSms`, back-off `platformRetryDelayMs`) while it has
+ * overflow) queues the message again (`requeueFailedSms`, back-off `platformRetryDelayMs`) while it has
  * sends left (MAX_SMS_ATTEMPTS), with its `sms_send` job due at the hold's end in the same transaction
- * (`queuePlatformResend`; the `sms_requeue` sweep stays the fallback). This file knows no provider's codes.
+ * (`queuePlatformResend`; the `sms_requeue` sweep stays the fallback). A send the provider answered
+ * with such a failure goes the same way (`recordSendPlatformFailure`): one path, `recordUndelivered`.
+ * The audit row names the provider that answered. This file knows no provider's codes.
  */
 
 export interface SmsDeliveryReport {
@@ -187,47 +189,154 @@ async function applyReport(
   const before = SMS_DELIVERY_STATUSES.filter((s) => RANK[s] < RANK[report.status]);
   const row = await repo.recordDelivery(trx, provider, report, before);
   if (!row) return (await repo.providerMessageExists(trx, provider, report.messageSid)) ? 'stale' : 'unknown';
-  if (report.status === 'undelivered' || report.status === 'failed') {
-    const platformFailure = report.platformFailure !== undefined;
-    // a passing failure of the platform's (a queue overflow): sent again, with back-off, while sends are left
-    const holdUntil = new Date(at.getTime() + platformRetryDelayMs(Number(row.attempts)));
-    const requeued =
-      report.platformFailure === 'temporary' &&
-      (await repo.requeueSentSms(trx, row.id, {
-        error: `carrier failure ${report.errorCode ?? ''} of the platform's, passing: queued again`,
-        holdUntil,
-        maxAttempts: MAX_SMS_ATTEMPTS,
-      }));
-    // its send at the hold's end, not at the sweep's next pass (30 to 40 minutes for a claim's link)
-    if (requeued) await queuePlatformResend(trx, deps.jobs, row.id, Number(row.attempts), holdUntil);
-    const sms: UndeliveredSms = {
-      smsId: row.id,
-      claimId: row.claim_id,
-      partnerId: row.partner_id,
-      environment: row.environment,
-      kind: messageKind(row.idempotency_key),
-      status: report.status,
-      errorCode: report.errorCode,
-      superseded: await repo.hasLaterClaimMessage(trx, row.id),
+  if (report.status === 'undelivered' || report.status === 'failed')
+    await recordUndelivered(
+      trx,
+      deps,
+      row,
+      { ...report, status: report.status, provider, source: 'receipt', from: 'sent' },
       at,
-    };
-    await audit(trx, {
-      actor: 'system',
-      partnerId: row.partner_id,
-      environment: row.environment,
-      entity: 'sms',
-      entityId: row.id,
-      action: 'sms_undelivered',
-      at,
-      data: {
-        status: report.status,
-        providerCode: report.errorCode,
-        kind: sms.kind,
-        ...(platformFailure ? { platformFailure, failureClass: report.platformFailure } : {}),
-        ...(requeued ? { queuedAgain: true } : {}),
-      },
-    });
-    if (!platformFailure) await deps.onUndelivered?.(trx, sms);
-  }
+    );
   return 'recorded';
+}
+
+/** The message a failure is recorded on. */
+type FailedSms = NonNullable<Awaited<ReturnType<typeof repo.recordDelivery>>>;
+
+/**
+ * A message that did not reach its recipient, told by a delivery receipt (`source` `receipt`) or by
+ * the provider's answer to its send (`send`: a passing failure of the platform's,
+ * `recordSendPlatformFailure`) — one path for both. A passing failure of the platform's (`temporary`)
+ * queues the message again (`requeueFailedSms` from `from`: `sent` — the provider created it —, or
+ * `queued` under the send's lease — an error answer, none created —; back-off `platformRetryDelayMs`
+ * by its sends so far) while it has sends left (MAX_SMS_ATTEMPTS), with its send job due at the hold's
+ * end (`queuePlatformResend`). Audited `sms_undelivered` (the status, the provider that answered and
+ * its code, the message's kind, `source` for a send; never the number); the partner told
+ * (`onUndelivered`) unless the failure is the platform's own. Answers whether it was queued again.
+ */
+async function recordUndelivered(
+  trx: Executor,
+  deps: Pick<SmsDeliveryDeps, 'jobs' | 'onUndelivered'>,
+  row: FailedSms,
+  failure: {
+    /** The carrier's `undelivered` / `failed`; `rejected`: an error answer to the send (no message created). */
+    status: 'undelivered' | 'failed' | 'rejected';
+    errorCode: number | null;
+    platformFailure?: 'lasting' | 'temporary' | undefined;
+    /** The provider that answered (the message's own may change with its next send). */
+    provider: string;
+    /** The id the provider gave a message it created failed at send (audited: its receipt, later, is recognised). */
+    providerMessageId?: string | undefined;
+    source: 'receipt' | 'send';
+    from: 'sent' | 'queued';
+  },
+  at: Date,
+): Promise<boolean> {
+  const platformFailure = failure.platformFailure !== undefined;
+  // a passing failure of the platform's (a queue overflow): sent again, with back-off, while sends are left
+  const holdUntil = new Date(at.getTime() + platformRetryDelayMs(Number(row.attempts)));
+  const requeued =
+    failure.platformFailure === 'temporary' &&
+    (await repo.requeueFailedSms(trx, row.id, {
+      from: failure.from,
+      error: `${failure.source === 'send' ? 'send' : 'carrier'} failure ${failure.errorCode ?? ''} of the platform's, passing: queued again`,
+      holdUntil,
+      maxAttempts: MAX_SMS_ATTEMPTS,
+    }));
+  // its send at the hold's end, not at the sweep's next pass (30 to 40 minutes for a claim's link)
+  if (requeued) await queuePlatformResend(trx, deps.jobs, row.id, Number(row.attempts), holdUntil);
+  const sms: UndeliveredSms = {
+    smsId: row.id,
+    claimId: row.claim_id,
+    partnerId: row.partner_id,
+    environment: row.environment,
+    kind: messageKind(row.idempotency_key),
+    status: failure.status,
+    errorCode: failure.errorCode,
+    superseded: await repo.hasLaterClaimMessage(trx, row.id),
+    at,
+  };
+  await audit(trx, {
+    actor: 'system',
+    partnerId: row.partner_id,
+    environment: row.environment,
+    entity: 'sms',
+    entityId: row.id,
+    action: 'sms_undelivered',
+    at,
+    data: {
+      status: failure.status,
+      provider: failure.provider,
+      providerCode: failure.errorCode,
+      kind: sms.kind,
+      ...(failure.source === 'send' ? { source: 'send' } : {}),
+      ...(failure.source === 'send' && failure.providerMessageId
+        ? { providerMessageId: failure.providerMessageId }
+        : {}),
+      ...(platformFailure ? { platformFailure, failureClass: failure.platformFailure } : {}),
+      ...(requeued ? { queuedAgain: true } : {}),
+    },
+  });
+  if (!platformFailure) await deps.onUndelivered?.(trx, sms);
+  return requeued;
+}
+
+/**
+ * A send the provider answered with a passing failure of the platform's (`SmsPlatformTemporaryError`:
+ * Twilio's 30001 — a message created already `failed` or `undelivered`, or an error answer naming it),
+ * recorded in one transaction by the receipt's own path (`recordUndelivered`). A message the provider
+ * created is first recorded `sent` with its id and that failure, as if its receipt had come at once;
+ * then, while it has sends left, it is queued again with its send job due at the hold's end — the send
+ * counted (the same MAX_SMS_ATTEMPTS, the same give-up a day after it was written) —, audited
+ * `sms_undelivered` (`source: 'send'`, `platformFailure`, `failureClass` `temporary`, `queuedAgain`),
+ * the partner not told. Out of sends: a message created stays `sent`, failed (as a receipt leaves it);
+ * after an error answer (none created) it is marked `rejected` with the provider's error. The row is
+ * the send's own (leased). Answers `requeued` or `rejected`.
+ */
+export async function recordSendPlatformFailure(
+  deps: SmsDeliveryDeps,
+  smsId: string,
+  failure: {
+    provider: string;
+    providerMessageId: string | undefined;
+    status: 'failed' | 'undelivered' | undefined;
+    errorCode: number | null;
+    /** The provider's error: the message's `last_error` when it is marked rejected (no personal data). */
+    error: string;
+  },
+  at: Date,
+): Promise<'requeued' | 'rejected'> {
+  return transaction(deps.db, async (trx) => {
+    const { providerMessageId: sid, status } = failure;
+    const created = sid !== undefined && status !== undefined ? { sid, status } : undefined;
+    let row: FailedSms | undefined;
+    if (created) {
+      await repo.markSmsSent(trx, smsId, created.sid, at);
+      row = await repo.recordDelivery(
+        trx,
+        failure.provider,
+        { messageSid: created.sid, status: created.status, errorCode: failure.errorCode },
+        SMS_DELIVERY_STATUSES.filter((s) => RANK[s] < RANK[created.status]),
+      );
+    } else row = await repo.findFailedSms(trx, smsId);
+    if (!row) throw new Error(`SMS ${smsId} not found to record its send's failure`);
+    const requeued = await recordUndelivered(
+      trx,
+      deps,
+      row,
+      {
+        status: created ? created.status : 'rejected',
+        errorCode: failure.errorCode,
+        platformFailure: 'temporary',
+        provider: failure.provider,
+        providerMessageId: created?.sid,
+        source: 'send',
+        from: created ? 'sent' : 'queued',
+      },
+      at,
+    );
+    if (requeued) return 'requeued';
+    if (!created) await repo.markSmsRejected(trx, smsId, failure.error);
+    return 'rejected';
+  });
 }

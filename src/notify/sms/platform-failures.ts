@@ -16,8 +16,17 @@ export interface SmsPlatformFailure {
   environment: string;
   /** What the message was (opened, reminder, paid, …). */
   kind: string;
-  /** `receipt` (the carrier failed it, by a delivery receipt), `send` (the provider refused it), `given_up` (queued a day, never sent). */
+  /**
+   * `receipt` (the carrier failed it, by a delivery receipt), `send` (the provider refused the send, or
+   * answered it with a passing failure: 30001), `given_up` (queued a day, never sent).
+   */
   event: 'receipt' | 'send' | 'given_up';
+  /**
+   * The provider that answered (`twilio`), as the audit row recorded it; on a row audited before it did,
+   * the message's provider now (a later send by another would show that one). Null for a message given
+   * up: none sent it (the provider its attempts tried, if any, never answered them with a message).
+   */
+  provider: string | null;
   /** The provider's error code (Twilio's), when it gave one. */
   providerCode: number | null;
   /**
@@ -61,7 +70,10 @@ export async function smsPlatformFailures(
     const data = r.data;
     const code = typeof data.providerCode === 'number' ? data.providerCode : null;
     const given = r.action === 'sms_rejected' && data.reason === 'given_up';
-    const event = r.action === 'sms_undelivered' ? 'receipt' : given ? 'given_up' : 'send';
+    // a passing failure answered at send is audited as a receipt's is (one path), marked `source: 'send'`
+    const event = r.action === 'sms_undelivered' && data.source !== 'send' ? 'receipt' : given ? 'given_up' : 'send';
+    // a message given up was never sent: the message's provider is only the one its last attempt tried
+    const provider = given ? null : typeof data.provider === 'string' ? data.provider : r.provider;
     return {
       at: r.at,
       claimId: r.claim_id,
@@ -70,6 +82,7 @@ export async function smsPlatformFailures(
       environment: r.environment,
       kind: messageKind(r.idempotency_key),
       event,
+      provider,
       providerCode: code,
       failureClass: given
         ? null
@@ -80,7 +93,7 @@ export async function smsPlatformFailures(
             ? 'platform_temporary'
             : data.failureClass === 'lasting'
               ? 'platform'
-              : unnamedClass(r.provider, code, data.queuedAgain === true),
+              : unnamedClass(provider, code, data.queuedAgain === true),
       outcome: data.queuedAgain === true ? 'requeued' : 'given_up',
       attempts: Number(r.attempts),
       now: messageStatusText({

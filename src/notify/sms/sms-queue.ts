@@ -7,12 +7,12 @@ import type { QuietHours } from '../../platform/config.ts';
 import { clampRetryAfter } from '../../platform/retry-after.ts';
 import { messageKind } from './claim-messages.ts';
 import { MAX_SMS_ATTEMPTS } from './model.ts';
-import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
+import { applyEarlyReceipts, recordSendPlatformFailure, type OnUndelivered } from './delivery.ts';
 import { giveUpStaleMessages } from '../give-up-stale.ts';
 import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import { holdForQuietHours } from '../quiet-hold.ts';
 import * as repo from './sms-repo.ts';
-import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
+import { SmsPlatformTemporaryError, SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
 /**
  * Production SMS: the message is written in the transaction of the change that causes it (to and
@@ -110,6 +110,12 @@ export { MAX_SMS_ATTEMPTS };
  * (why), and `skipped` answered — the customer never gets a dead link, nor a request for details
  * already given. The email job does the same.
  *
+ * A send the provider answers with a passing failure of the platform's (Twilio's 30001 queue overflow:
+ * `SmsPlatformTemporaryError`) goes the way a delivery receipt with that code goes
+ * (`recordSendPlatformFailure`): queued again, held 1, 2, 4, 8 then 15 minutes by its sends so far, its
+ * send job due when the hold ends, in one transaction — `requeued` answered — while it has sends left
+ * (then `rejected`); audited `sms_undelivered` (`source: 'send'`), the partner not told.
+ *
  * Quiet hours (`quietHours`, config.smsQuietHours) apply here as when the claim job wrote the message
  * (`quietHoursHold`): a reminder or an expiry notice that an outage kept queued (the job's retries, a
  * Retry-After, the `sms_requeue` sweep) and that comes out at night where the customer lives is not
@@ -138,7 +144,7 @@ export async function sendQueuedSms(
   smsId: string,
   /** How many times in a row this message's send was deferred by a Retry-After (the job's payload). */
   deferrals = 0,
-): Promise<'sent' | 'rejected' | 'skipped' | 'held'> {
+): Promise<'sent' | 'rejected' | 'skipped' | 'held' | 'requeued'> {
   const { linkUselessClaimStatuses } = deps;
   const now = (deps.now ?? (() => new Date()))();
   if (await skipDeadLinkMessage(deps.db, 'sms', smsId, { linkUselessClaimStatuses, now })) return 'skipped';
@@ -183,6 +189,23 @@ export async function sendQueuedSms(
     await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, (deps.now ?? (() => new Date()))());
     providerMessageId = sent.providerMessageId;
   } catch (error) {
+    if (error instanceof SmsPlatformTemporaryError) {
+      // a passing failure of the platform's answered at send (Twilio's 30001): what a receipt with that
+      // code does, by the same path — queued again after a back-off with its send job, while sends are left
+      return recordSendPlatformFailure(
+        { db: deps.db, jobs: deps.jobs, onUndelivered: deps.onUndelivered },
+        smsId,
+        {
+          provider: providerName,
+          providerMessageId: error.providerMessageId,
+          status: error.status,
+          errorCode: error.providerCode ?? null,
+          error: error.message,
+        },
+        // the clock after the send, as a success records it: the hold, the audit and sent_at start from the answer
+        (deps.now ?? (() => new Date()))(),
+      );
+    }
     if (error instanceof SmsRejectedError) {
       await deps.db.transaction().execute(async (trx) => {
         await repo.markSmsRejected(trx, smsId, error.message);
@@ -193,7 +216,8 @@ export async function sendQueuedSms(
           entity: 'sms',
           entityId: smsId,
           action: 'sms_rejected',
-          data: { reason: error.reason, providerCode: error.providerCode ?? null },
+          // the provider that answered (the message's own may change with a later send)
+          data: { reason: error.reason, provider: providerName, providerCode: error.providerCode ?? null },
         });
         // the recipient refused (a wrong number, unsubscribed), not the platform's credentials, sender or
         // content — those would make every customer look unreachable: someone can fix the contact

@@ -241,15 +241,17 @@ export async function recordDelivery(
 }
 
 /**
- * A message the carrier failed for a passing reason of the platform's (Twilio's 30001 queue overflow):
- * `queued` again, its provider id and delivery forgotten (the next send's receipts are its own), held until `holdUntil`
- * (the `sms_requeue` sweep takes it after) — while it has attempts left (`maxAttempts`, not given back:
- * it was sent). Answers whether it was.
+ * A message failed for a passing reason of the platform's (Twilio's 30001 queue overflow), by the
+ * carrier or in the answer to its send: `queued` again, its provider id and delivery forgotten (the
+ * next send's receipts are its own), held until `holdUntil` (the `sms_requeue` sweep takes it after) —
+ * while it has attempts left (`maxAttempts`, not given back: it was sent). Only from `from`: `sent`
+ * (a receipt, or a send the provider answered with a message created already failed), or `queued` —
+ * the send's own leased message after an error answer, none created. Answers whether it was.
  */
-export async function requeueSentSms(
+export async function requeueFailedSms(
   db: Executor,
   smsId: string,
-  o: { error: string; holdUntil: Date; maxAttempts: number },
+  o: { from: 'sent' | 'queued'; error: string; holdUntil: Date; maxAttempts: number },
 ): Promise<boolean> {
   const row = await db
     .updateTable('sms_messages')
@@ -264,11 +266,20 @@ export async function requeueSentSms(
       delivery_updated_at: null,
     })
     .where('id', '=', smsId)
-    .where('status', '=', 'sent')
+    .where('status', '=', o.from)
     .where('attempts', '<', o.maxAttempts)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** A message as a failure is recorded on it (`recordDelivery`'s row), by its id. */
+export async function findFailedSms(db: Executor, smsId: string) {
+  return db
+    .selectFrom('sms_messages')
+    .select(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key', 'attempts'])
+    .where('id', '=', smsId)
+    .executeTakeFirst();
 }
 
 /** The claim a provider's message belongs to (its id and number: never the phone), for a log line. */
@@ -285,6 +296,33 @@ export async function claimOfProviderMessage(
     .where('m.provider_message_id', '=', messageSid)
     .executeTakeFirst();
   return row && { claimId: row.id, claimNumber: row.claim_number };
+}
+
+/**
+ * The message a send queued again after the provider answered it with a passing failure under this id
+ * (Twilio's 30001, a message created already failed: its audit row `sms_undelivered`, `source: 'send'`,
+ * `queuedAgain`, names the id), audited since `since`: the requeue forgot the id, so that message's own
+ * receipt, posted later, finds none. Its claim (id and number, never the phone), for a log line.
+ */
+export async function messageRequeuedAtSend(
+  db: Executor,
+  provider: string,
+  messageSid: string,
+  since: Date,
+): Promise<{ smsId: string; claimId: string | null; claimNumber: string | null } | undefined> {
+  // read by the partial index of the failures' audit rows (migration 0097) by time: a day of them
+  const result = await sql<{ id: string; claim_id: string | null; claim_number: string | null }>`
+    SELECT m.id, m.claim_id, cl.claim_number
+    FROM audit_log a
+    JOIN sms_messages m ON m.id = a.entity_id::uuid
+    LEFT JOIN claims cl ON cl.id = m.claim_id
+    WHERE a.entity = 'sms' AND a.action IN ('sms_undelivered', 'sms_rejected')
+      AND a.action = 'sms_undelivered' AND a.at >= ${since}
+      AND a.data->>'source' = 'send' AND a.data->>'queuedAgain' = 'true'
+      AND a.data->>'provider' = ${provider} AND a.data->>'providerMessageId' = ${messageSid}
+    LIMIT 1`.execute(db);
+  const row = result.rows[0];
+  return row && { smsId: row.id, claimId: row.claim_id, claimNumber: row.claim_number };
 }
 
 export async function providerMessageExists(db: Executor, provider: string, messageSid: string): Promise<boolean> {
@@ -382,12 +420,13 @@ export async function purgeEarlyReceipts(db: Executor, receivedBefore: Date): Pr
 
 /**
  * The failures of the platform's side, newest first: a carrier failure a receipt read as the
- * platform's (`sms_undelivered` audited `platformFailure`), a send the provider refused for the
- * platform's credentials, sender or content (`sms_rejected`, reason `rejected` or `unauthorized`), a
- * message given up still queued a day on (`given_up`) — never the customer's number. Each with its
- * message's state now and its claim (the phone sealed). Read from the partial index of those audit
- * rows by time (audit_log_sms_failures, migration 0096): its predicate is repeated in the WHERE, and
- * --since is a plain bound on `at`, so the planner enters the index there and stops at the limit.
+ * platform's, or a send answered with a passing one (`sms_undelivered` audited `platformFailure`), a
+ * send the provider refused for the platform's credentials, sender or content (`sms_rejected`, reason
+ * `rejected` or `unauthorized`), a message given up still queued a day on (`given_up`) — never the
+ * customer's number. Each with its message's state now and its claim (the phone sealed). Read from
+ * the partial index of those audit rows by (at, id) (audit_log_sms_failures_at_id, migration 0097):
+ * its predicate is repeated in the WHERE, the order is the index's (backwards: no sort), and --since
+ * is a plain bound on `at`, so the planner enters the index there and stops at the limit.
  */
 export async function listPlatformFailures(
   db: Executor,

@@ -2,7 +2,8 @@
  * The SMS provider interface the claim jobs call. Implementations: `OutboxSmsProvider` (sandbox,
  * preproduction and the embedded default: messages are stored, never sent) and `TwilioSmsProvider`
  * (production). A provider sends one message per call and never retries by itself: the job queue
- * retries on `SmsRetryableError` with back-off and gives up on `SmsRejectedError`.
+ * retries on `SmsRetryableError` with back-off and gives up on `SmsRejectedError`; a passing failure of
+ * the platform's answered at send (`SmsPlatformTemporaryError`) is sent again after a back-off.
  *
  * Phone numbers and bodies are personal data: no error message below carries either.
  */
@@ -157,6 +158,32 @@ export class SmsRejectedError extends SmsError {
     details: SmsErrorDetails = {},
   ) {
     super(provider, message, details);
+  }
+}
+
+/**
+ * The provider answered the send with a failure of the platform's own that passes (Twilio's 30001, queue
+ * overflow: sent faster than the sender allows — a mass disruption's burst): a message created already
+ * `failed` or `undelivered` with that code (`providerMessageId`, `status`), or an error answer naming it
+ * (neither). What a delivery receipt with that code says, handled by the same path (`recordSendPlatformFailure`,
+ * delivery.ts): the message queued again after a back-off while it has sends left, the partner not told.
+ * Neither a refusal (the same message goes once the burst is over) nor a retry by the queue's back-off.
+ */
+export class SmsPlatformTemporaryError extends SmsError {
+  override readonly name = 'SmsPlatformTemporaryError';
+  /** The provider's id of the message it created already failed; undefined for an error answer (none created). */
+  readonly providerMessageId: string | undefined;
+  /** The created message's status (`failed`, `undelivered`); undefined for an error answer. */
+  readonly status: 'failed' | 'undelivered' | undefined;
+
+  constructor(
+    provider: string,
+    message: string,
+    details: SmsErrorDetails & { providerMessageId?: string; status?: 'failed' | 'undelivered' } = {},
+  ) {
+    super(provider, message, details);
+    this.providerMessageId = details.providerMessageId;
+    this.status = details.status;
   }
 }
 

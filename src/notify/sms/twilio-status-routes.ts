@@ -7,7 +7,7 @@ import { DomainError } from '../../platform/errors.ts';
 import { smsDeliveriesTotal } from '../../platform/metrics.ts';
 import { isSmsDeliveryStatus, recordSmsDelivery, type OnUndelivered } from './delivery.ts';
 import { isTwilioSignature } from './twilio-signature.ts';
-import { claimOfProviderMessage } from './sms-repo.ts';
+import { claimOfProviderMessage, messageRequeuedAtSend } from './sms-repo.ts';
 import { twilioFailureClass } from './twilio.ts';
 
 /**
@@ -64,7 +64,18 @@ export function twilioStatusRoutes(deps: {
         deps.now(),
       );
       smsDeliveriesTotal.inc({ status, outcome });
-      if (platformFailure && (outcome === 'recorded' || outcome === 'early')) {
+      // the receipt of a message Twilio created failed at send (30001), which the send already queued
+      // again for that failure and forgot the sid of: kept early (forgotten in a day), not a second alarm
+      const requeuedAtSend =
+        platformFailure === 'temporary' && outcome === 'early'
+          ? await messageRequeuedAtSend(deps.db, 'twilio', sid, new Date(deps.now().getTime() - 86_400_000))
+          : undefined;
+      if (requeuedAtSend)
+        request.log.info(
+          { messageSid: sid, status, errorCode, outcome, ...requeuedAtSend },
+          'sms delivery receipt of a send already queued again for that failure (answered at send)',
+        );
+      else if (platformFailure && (outcome === 'recorded' || outcome === 'early')) {
         // not the customer's phone: the platform's sender, account, content or throughput (every customer
         // alike); the claim named for the operator's resend
         request.log.error(

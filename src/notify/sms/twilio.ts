@@ -2,6 +2,7 @@ import { readBoundedText } from '../../platform/bounded-body.ts';
 import { parseRetryAfter } from '../../platform/retry-after.ts';
 import {
   E164,
+  SmsPlatformTemporaryError,
   SmsRejectedError,
   SmsRetryableError,
   type SmsMessage,
@@ -48,7 +49,9 @@ const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
  *   STOP), 21612 not reachable by SMS; the carrier's 30003 handset unreachable and 30004 blocked by the
  *   recipient or their carrier.
  * - `platform_temporary`: the platform's own, and passing — 30001 queue overflow (sent faster than the
- *   sender allows: a mass disruption's burst). A receipt with it sends the message again (docs/sms.md).
+ *   sender allows: a mass disruption's burst). A receipt with it, and a send answered with it (a message
+ *   created already failed, or a 4xx error answer: `SmsPlatformTemporaryError`), send the message again
+ *   after a back-off, by one path (delivery.ts; docs/sms.md).
  * - `platform`: the platform's own account, sender or content, every customer alike — 21408 no
  *   permission for that country, 21602 empty body, 21606 sender not SMS-capable; the carrier's 30002
  *   account suspended, 30007 filtered, 30010 price over MaxPrice, 30022 US A2P 10DLC rate limit
@@ -173,7 +176,11 @@ export class TwilioSmsProvider implements SmsProvider {
     const json = parseJson(text);
     if (status !== 200) {
       const failure = this.#failure(status, json, retryAfter);
-      if (failure instanceof SmsRetryableError || failure.reason === 'unauthorized') throw failure;
+      if (
+        failure instanceof SmsRetryableError ||
+        (failure instanceof SmsRejectedError && failure.reason === 'unauthorized')
+      )
+        throw failure;
       return undefined;
     }
     if (!isRecord(json) || !Array.isArray(json.messages)) {
@@ -247,6 +254,14 @@ export class TwilioSmsProvider implements SmsProvider {
       });
     }
     if ((json.status === 'failed' || json.status === 'undelivered') && typeof json.error_code === 'number') {
+      // created, and failed at once: what a receipt with that code would say, read the same way
+      if (twilioFailureClass(json.error_code) === 'platform_temporary')
+        throw new SmsPlatformTemporaryError(this.name, `message ${json.status} (Twilio ${json.error_code})`, {
+          httpStatus: status,
+          providerCode: json.error_code,
+          providerMessageId: json.sid,
+          status: json.status,
+        });
       throw new SmsRejectedError(this.name, refusalReason(json.error_code), `message ${json.status}`, {
         httpStatus: status,
         providerCode: json.error_code,
@@ -255,7 +270,11 @@ export class TwilioSmsProvider implements SmsProvider {
     return { providerMessageId: json.sid, status: json.status };
   }
 
-  #failure(status: number, json: unknown, retryAfter: string | null): SmsRejectedError | SmsRetryableError {
+  #failure(
+    status: number,
+    json: unknown,
+    retryAfter: string | null,
+  ): SmsRejectedError | SmsRetryableError | SmsPlatformTemporaryError {
     const body = isRecord(json) ? json : {};
     const details = {
       httpStatus: status,
@@ -277,6 +296,9 @@ export class TwilioSmsProvider implements SmsProvider {
         retryAfterMs: parseRetryAfter(retryAfter),
       });
     if (status === 401 || status === 403) return new SmsRejectedError(this.name, 'unauthorized', message, details);
+    // an error answer naming a passing failure of the platform's (30001): as a message created already failed with it
+    if (status >= 400 && twilioFailureClass(details.providerCode) === 'platform_temporary')
+      return new SmsPlatformTemporaryError(this.name, message, details);
     if (status >= 400) return new SmsRejectedError(this.name, refusalReason(details.providerCode), message, details);
     // 1xx/3xx/other 2xx: not an answer the Messages API gives.
     return new SmsRetryableError(this.name, 'invalid_response', message, details);
