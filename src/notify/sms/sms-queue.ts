@@ -146,7 +146,8 @@ export async function sendQueuedSms(
   deferrals = 0,
 ): Promise<'sent' | 'rejected' | 'skipped' | 'held' | 'requeued'> {
   const { linkUselessClaimStatuses } = deps;
-  const now = (deps.now ?? (() => new Date()))();
+  const clock = deps.now ?? (() => new Date());
+  const now = clock();
   if (await skipDeadLinkMessage(deps.db, 'sms', smsId, { linkUselessClaimStatuses, now })) return 'skipped';
   if (!deps.provider) {
     const row = await repo.findSmsState(deps.db, smsId);
@@ -186,7 +187,7 @@ export async function sendQueuedSms(
       isRecordedElsewhere: (sid) => repo.providerMessageRecordedElsewhere(deps.db, providerName, sid, smsId),
     });
     // the application's clock, as every other time of the claim (its page shows when the SMS went)
-    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, (deps.now ?? (() => new Date()))());
+    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, clock());
     providerMessageId = sent.providerMessageId;
   } catch (error) {
     if (error instanceof SmsPlatformTemporaryError) {
@@ -203,7 +204,7 @@ export async function sendQueuedSms(
           error: error.message,
         },
         // the clock after the send, as a success records it: the hold, the audit and sent_at start from the answer
-        (deps.now ?? (() => new Date()))(),
+        clock(),
       );
     }
     if (error instanceof SmsRejectedError) {
